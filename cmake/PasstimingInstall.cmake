@@ -1,0 +1,26 @@
+# Install the core library, its headers and a CMake package so that consumers
+# write find_package(passtiming) and link passtiming::passtiming.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS passtiming EXPORT passtimingTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/passtiming DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET passtiming_cli)
+  install(TARGETS passtiming_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set(PASSTIMING_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/passtiming)
+install(EXPORT passtimingTargets NAMESPACE passtiming:: DESTINATION ${PASSTIMING_CMAKE_DIR})
+export(EXPORT passtimingTargets NAMESPACE passtiming::
+       FILE ${PROJECT_BINARY_DIR}/passtimingTargets.cmake)
+configure_package_config_file(cmake/passtimingConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/passtimingConfig.cmake
+                              INSTALL_DESTINATION ${PASSTIMING_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/passtimingConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/passtimingConfig.cmake
+              ${PROJECT_BINARY_DIR}/passtimingConfigVersion.cmake
+        DESTINATION ${PASSTIMING_CMAKE_DIR})

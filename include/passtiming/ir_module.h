@@ -1,0 +1,51 @@
+#pragma once
+/// \file
+/// The module that passes transform. It carries only what instruments look
+/// at: its functions and their global symbols.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace passtiming {
+
+/// A function of a module. `global_symbol` is its linkage name (TVM's
+/// `attrs["global_symbol"]`); empty when it has none.
+struct Function {
+  std::string name;
+  std::string global_symbol;
+
+  /// The symbol when there is one, else the name.
+  std::string_view symbol() const { return global_symbol.empty() ? name : global_symbol; }
+};
+
+/// The label of an IR unit made of functions with the given symbols: "" for
+/// none, the symbol for one, `FIRST +N more` for several, N counting the other
+/// distinct symbols. Never throws.
+std::string kernel_label(const std::vector<std::string_view>& symbols) noexcept;
+
+/// A module of functions. Its kernel label is computed once and kept until
+/// the functions change, so instruments read it at no cost per pass.
+///
+///     IRModule mod;
+///     mod.add_function({"main", "matmul_kernel"});
+///     mod.kernel_label();  // "matmul_kernel"
+class IRModule {
+ public:
+  IRModule() = default;
+  explicit IRModule(std::vector<Function> functions);
+
+  const std::vector<Function>& functions() const { return functions_; }
+  void add_function(Function function);
+  void clear();
+
+  /// The label instruments attach to the passes run on this module.
+  const std::string& kernel_label() const;
+
+ private:
+  std::vector<Function> functions_;
+  mutable std::string label_;
+  mutable bool label_valid_ = false;
+};
+
+}  // namespace passtiming

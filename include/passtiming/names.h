@@ -1,0 +1,64 @@
+#pragma once
+/// \file
+/// Interned strings. Records hold 32-bit ids instead of strings, which keeps
+/// a record at 48 bytes; the few distinct pass names and kernel labels are
+/// stored once per section.
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace passtiming {
+
+using NameId = std::uint32_t;
+
+/// A table of distinct strings. Id 0 is always the empty string.
+///
+///     NameTable names;
+///     NameId id = names.intern("InstCombinePass");
+///     std::string_view s = names[id];  // "InstCombinePass"
+class NameTable {
+ public:
+  NameTable();
+  NameTable(const NameTable& other);
+  NameTable& operator=(const NameTable& other);
+  NameTable(NameTable&&);
+  NameTable& operator=(NameTable&&);
+  ~NameTable();
+
+  /// The id of `text`, adding it when new. Repeated calls with the same
+  /// character buffer (a pass's name object, a module's cached label) are
+  /// answered from a small cache keyed by the buffer's address, without
+  /// hashing the text; the text is still compared, so a reused buffer with
+  /// new contents is never mistaken for the old string.
+  NameId intern(std::string_view text);
+
+  /// The id of `text` when present, or `npos`.
+  NameId find(std::string_view text) const;
+  static constexpr NameId npos = ~NameId{0};
+
+  std::string_view operator[](NameId id) const { return strings_[id]; }
+  std::size_t size() const { return strings_.size(); }
+  /// Bytes held by the strings themselves.
+  std::size_t string_bytes() const { return string_bytes_; }
+
+ private:
+  void rebuild_index();
+
+  struct CacheSlot {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    NameId id = 0;
+  };
+  /// std::deque keeps every string at a stable address, so the index's
+  /// string_views stay valid as the table grows.
+  std::deque<std::string> strings_;
+  std::unordered_map<std::string_view, NameId> index_;
+  std::array<CacheSlot, 64> cache_{};
+  std::size_t string_bytes_ = 0;
+};
+
+}  // namespace passtiming

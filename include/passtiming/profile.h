@@ -1,0 +1,81 @@
+#pragma once
+/// \file
+/// The one data model downstream of the state machine: a Profile is sections
+/// (one per PassContext) of records, plus metadata. Reports, files, summaries
+/// and diffs take a Profile and nothing else.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "passtiming/clock.h"
+#include "passtiming/names.h"
+
+namespace passtiming {
+
+/// Sentinel for "no parent" (a top-level record).
+inline constexpr std::uint32_t kNoParent = std::numeric_limits<std::uint32_t>::max();
+
+/// Bits of `Record::flags`.
+enum RecordFlags : std::uint16_t {
+  kRecordFailed = 1u << 0,  ///< the pass reported failure (MLIR's runAfterPassFailed)
+};
+
+/// One completed pass execution, packed to 48 bytes so that a compile with a
+/// million pass executions stays small. Strings live in the section's
+/// NameTable.
+struct Record {
+  NameId name = 0;                ///< pass name
+  NameId kernel = 0;              ///< IR-unit label; 0 is ""
+  std::uint32_t sequence = 0;     ///< order of the before-callback within the section
+  std::uint32_t parent = kNoParent;  ///< sequence of the enclosing pass, or kNoParent
+  std::uint32_t thread = 0;       ///< thread index within the section
+  std::uint16_t depth = 0;        ///< nesting depth, 0 = top level (saturates at 65535)
+  std::uint16_t flags = 0;        ///< RecordFlags
+  Nanoseconds start_ns = 0;       ///< clock value at the before-callback
+  Nanoseconds inclusive_ns = 0;   ///< after − before
+  Nanoseconds self_ns = 0;        ///< inclusive minus the children's inclusive, never negative
+};
+static_assert(sizeof(Record) == 48, "a record must stay at 48 bytes");
+
+/// Seconds from nanoseconds, as one correctly rounded division: the value
+/// every renderer prints, so they all agree to the last digit.
+inline double to_seconds(Nanoseconds ns) { return static_cast<double>(ns) / 1e9; }
+
+/// The records of one PassContext.
+struct Section {
+  std::string context;            ///< the context label ("" when none was given)
+  std::uint64_t skipped = 0;      ///< passes vetoed by should_run
+  NameTable names;                ///< names and kernel labels of `records`
+  std::vector<std::uint64_t> threads;  ///< the source's key of each Record::thread index
+  std::vector<Record> records;    ///< in completion order (a child before its parent)
+
+  std::string_view name_of(const Record& r) const { return names[r.name]; }
+  std::string_view kernel_of(const Record& r) const { return names[r.kernel]; }
+
+  /// Indices into `records`, ordered by sequence (the order passes started).
+  std::vector<std::uint32_t> order_by_sequence() const;
+  /// Sum of the depth-0 inclusive durations in seconds, added in completion
+  /// order as the seed adds them.
+  double total_seconds() const;
+};
+
+/// Where and when a profile was made.
+struct ProfileMetadata {
+  std::string tool;          ///< e.g. "passtiming 0.1.0"
+  std::string command;       ///< the command line of the profiled process
+  std::string host;          ///< host name
+  std::string start_time;    ///< ISO 8601, UTC
+  std::int64_t pid = 0;
+};
+
+/// A compile session: its sections in the order the contexts ran.
+struct Profile {
+  ProfileMetadata metadata;
+  std::vector<Section> sections;
+
+  std::size_t record_count() const;
+};
+
+}  // namespace passtiming

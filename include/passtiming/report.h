@@ -1,0 +1,33 @@
+#pragma once
+/// \file
+/// The text report, exactly as TileLang's Python module prints it
+/// (docs/report-format.md holds the contract).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "passtiming/profile.h"
+
+namespace passtiming {
+
+/// The "TileLang Pass Timing Report" of one section. `threshold_ms` hides
+/// records whose inclusive time is below it (0 shows all); `context` adds the
+/// context line when given and not empty, as Python's truthiness has it.
+///
+///     std::string text = render_report(section, /*threshold_ms=*/10.0, "stage=lower");
+std::string render_report(const Section& section, double threshold_ms,
+                          std::optional<std::string_view> context);
+
+/// The report of a compile session: every section's report, each with its own
+/// context label, in the order the contexts ran, joined by one empty line.
+std::string render_session_report(const Profile& profile, double threshold_ms);
+
+/// Makes a name, kernel label or context safe to print on a terminal: control
+/// characters and bytes that are not UTF-8 become `\xNN` (C1 controls
+/// `\u0080`..`\u009f`, a backslash stays a backslash). Text without such
+/// characters comes back unchanged, so reports of ordinary names are the
+/// seed's byte for byte.
+std::string escape_for_terminal(std::string_view text);
+
+}  // namespace passtiming

@@ -1,0 +1,70 @@
+#pragma once
+/// \file
+/// A compile session: one logical compilation that runs several PassContexts
+/// (lowering, host codegen, device codegen), each timed into its own section.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passtiming/clock.h"
+#include "passtiming/pass_timing.h"
+#include "passtiming/profile.h"
+#include "passtiming/settings.h"
+
+namespace passtiming {
+
+/// Times every PassContext of one compilation and reports all of them once,
+/// when the session ends — also when it ends by an exception, which is never
+/// hidden.
+///
+///     passtiming::PassTimingTool session(/*threshold_ms=*/0.0);
+///     PassContext lower({.instruments = session.instruments_for("stage=lower")});
+///     { auto scope = lower.enter(); mod = (*lowering)(mod); }
+///     PassContext codegen({.instruments = session.instruments_for("stage=codegen")});
+///     ...  // the destructor logs both sections, joined by an empty line
+class PassTimingTool {
+ public:
+  explicit PassTimingTool(double threshold_ms = 0.0,
+                          std::shared_ptr<const Clock> clock = steady_clock());
+  /// A session when timing is on for `config` and `env` (see
+  /// pass_timing_threshold), else null.
+  static std::unique_ptr<PassTimingTool> from_settings(
+      const PassConfig& config, const Environment& env = Environment::process(),
+      std::shared_ptr<const Clock> clock = steady_clock());
+
+  PassTimingTool(const PassTimingTool&) = delete;
+  PassTimingTool& operator=(const PassTimingTool&) = delete;
+  /// Reports, unless finish() already did. Never throws.
+  ~PassTimingTool();
+
+  /// A fresh timing instrument for the next PassContext, labelled `context`.
+  std::shared_ptr<TileLangPassTimingInstrument> new_section(std::string context);
+  /// The instruments for the next PassContext: a fresh timing instrument
+  /// labelled `context` first, then `base` in order.
+  std::vector<PassInstrumentPtr> instruments_for(std::string context,
+                                                 std::vector<PassInstrumentPtr> base = {});
+
+  const std::vector<std::shared_ptr<TileLangPassTimingInstrument>>& sections() const {
+    return sections_;
+  }
+  double threshold_ms() const { return threshold_ms_; }
+
+  /// Every section's report, in the order the contexts ran, joined by an
+  /// empty line.
+  std::string report() const;
+  /// The session as a Profile (copies the sections).
+  Profile profile() const;
+  /// Logs "\n" + report() at INFO on `tilelang.pass_timing`, once; later
+  /// calls and the destructor do nothing. Never throws.
+  void finish() noexcept;
+
+ private:
+  double threshold_ms_;
+  std::shared_ptr<const Clock> clock_;
+  std::vector<std::shared_ptr<TileLangPassTimingInstrument>> sections_;
+  bool finished_ = false;
+};
+
+}  // namespace passtiming

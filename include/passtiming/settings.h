@@ -1,0 +1,63 @@
+#pragma once
+/// \file
+/// Turning TileLang's switches into "no timing" or a threshold: the config
+/// key `tl.pass_profile` or the environment variable TILELANG_PASS_PROFILE,
+/// and a threshold from `tl.pass_profile_threshold_ms` or
+/// TILELANG_PASS_PROFILE_THRESHOLD_MS.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "passtiming/config.h"
+
+namespace passtiming {
+
+inline constexpr std::string_view kPassProfileEnv = "TILELANG_PASS_PROFILE";
+inline constexpr std::string_view kPassProfileThresholdEnv = "TILELANG_PASS_PROFILE_THRESHOLD_MS";
+
+/// Where settings come from. A parameter, so tests never touch the real
+/// environment.
+class Environment {
+ public:
+  virtual ~Environment() = default;
+  /// The variable's value, or nullopt when unset.
+  virtual std::optional<std::string> get(std::string_view name) const = 0;
+  /// The process environment (getenv).
+  static const Environment& process();
+};
+
+/// An environment made of a map, for tests and embedders.
+class MapEnvironment final : public Environment {
+ public:
+  MapEnvironment() = default;
+  MapEnvironment(std::map<std::string, std::string, std::less<>> vars) : vars_(std::move(vars)) {}
+  std::optional<std::string> get(std::string_view name) const override;
+
+ private:
+  std::map<std::string, std::string, std::less<>> vars_;
+};
+
+/// True for 1/true/yes/on in any case, surrounding white space ignored.
+bool is_truthy(std::string_view text) noexcept;
+
+/// Parses a threshold in milliseconds: a decimal number (optional sign,
+/// digits, fraction, exponent), surrounding white space ignored, that is
+/// finite and not negative (-0 reads as 0). Anything else is a ConfigError
+/// "SOURCE must be a finite non-negative number (got 'TEXT')".
+double parse_threshold_ms(std::string_view text, std::string_view source);
+
+/// The pass-timing setting of a compile: nullopt when timing is off, else the
+/// threshold in milliseconds. On when `tl.pass_profile` is true or
+/// TILELANG_PASS_PROFILE is truthy. The threshold comes from
+/// `tl.pass_profile_threshold_ms` when set, else from
+/// TILELANG_PASS_PROFILE_THRESHOLD_MS (unset or empty means 0); it is only
+/// read when timing is on. Throws ConfigError naming the source of a bad
+/// threshold.
+///
+///     if (auto threshold = passtiming::pass_timing_threshold(config)) { ... }
+std::optional<double> pass_timing_threshold(const PassConfig& config,
+                                            const Environment& env = Environment::process());
+
+}  // namespace passtiming

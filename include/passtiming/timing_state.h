@@ -1,0 +1,117 @@
+#pragma once
+/// \file
+/// The seed's semantics, once, for every event source: a stack of running
+/// passes per thread, a sequence counter, depth, inclusive and self time, and
+/// the warnings for unmatched and incomplete frames. The live instruments
+/// (PassContext, LLVM, MLIR) and the event-log replay all drive this class,
+/// which is why a replayed log reproduces the live report byte for byte.
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "passtiming/clock.h"
+#include "passtiming/profile.h"
+
+namespace passtiming {
+
+/// A thread as the event source names it (an OS thread id, an MLIR thread
+/// index, the `tid` of an event-log line).
+using ThreadKey = std::uint64_t;
+
+/// Receives the raw events exactly as the state machine sees them, with the
+/// same timestamps: the hook for streaming an event log while a compile runs.
+/// Implementations must not throw.
+class EventObserver {
+ public:
+  virtual ~EventObserver() = default;
+  virtual void on_enter(Nanoseconds t, std::string_view context) noexcept = 0;
+  virtual void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                         ThreadKey tid) noexcept = 0;
+  virtual void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept = 0;
+  virtual void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                       ThreadKey tid) noexcept = 0;
+  virtual void on_exit(Nanoseconds t) noexcept = 0;
+};
+
+/// The timing state machine of one PassContext at a time. Not thread-safe:
+/// callers that feed it from several threads serialise the calls (events
+/// still carry their thread, and each thread keeps its own stack).
+///
+///     TimingStateMachine sm;
+///     sm.enter(0, "stage=lower");
+///     sm.before(0, "parent", "");
+///     sm.before(1, "child", "matmul");
+///     sm.after(3, "child");
+///     sm.after(5, "parent");
+///     sm.exit(5);
+///     const Section& s = sm.section();  // 2 records: child, then parent
+class TimingStateMachine {
+ public:
+  TimingStateMachine();
+
+  /// `enter_pass_ctx`: clears records, stacks and the sequence counter and
+  /// labels the section.
+  void enter(Nanoseconds t, std::string_view context = {});
+
+  /// `run_before_pass` at time `t`: pushes a frame on `tid`'s stack.
+  void before(Nanoseconds t, std::string_view pass, std::string_view kernel,
+              ThreadKey tid = 0);
+
+  /// `run_before_pass` for a live source: the frame is pushed first and the
+  /// clock read last, so the bookkeeping stays outside the measured time.
+  void before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
+                  ThreadKey tid = 0);
+
+  /// `run_after_pass` at time `t`. When `tid`'s stack is empty or its top is
+  /// another pass, logs "Ignoring unmatched pass timing callback for NAME
+  /// (expected TOP)", clears that stack and records nothing. Otherwise pops
+  /// the frame and records it. `flags` are stored on the record.
+  void after(Nanoseconds t, std::string_view pass, ThreadKey tid = 0,
+             std::uint16_t flags = 0);
+
+  /// `should_run` vetoed a pass: counted in `Section::skipped`.
+  void skip(Nanoseconds t, std::string_view pass, std::string_view kernel, ThreadKey tid = 0);
+
+  /// `exit_pass_ctx`: logs "Discarding N incomplete pass timing frame(s): A, B"
+  /// for each thread that still has running passes, outermost first, and
+  /// clears them. Records persist.
+  void exit(Nanoseconds t);
+
+  /// The names of the passes still running on every thread, outermost first.
+  std::vector<std::string> running_passes() const;
+
+  const Section& section() const { return section_; }
+  /// Moves the section out, leaving an empty one.
+  Section take_section();
+
+  /// Events are also handed to `observer` (not owned; null for none).
+  void set_observer(EventObserver* observer) { observer_ = observer; }
+
+ private:
+  struct Frame {
+    NameId name;
+    NameId kernel;
+    std::uint32_t sequence;
+    std::uint16_t depth;
+    Nanoseconds start_ns;
+    Nanoseconds children_ns;
+  };
+  struct ThreadStack {
+    ThreadKey key;
+    std::uint32_t index;  ///< the thread's index in the section
+    std::vector<Frame> frames;
+  };
+
+  ThreadStack& stack_for(ThreadKey tid);
+  Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack);
+  void discard_incomplete(ThreadStack& stack);
+
+  Section section_;
+  std::vector<ThreadStack> stacks_;
+  std::size_t last_stack_ = 0;
+  std::uint32_t next_sequence_ = 0;
+  EventObserver* observer_ = nullptr;
+};
+
+}  // namespace passtiming

@@ -1,0 +1,166 @@
+#include "passtiming/event_log.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <optional>
+#include <string>
+
+#include "passtiming/errors.h"
+#include "passtiming/timing_state.h"
+
+namespace passtiming {
+namespace {
+
+constexpr std::string_view kFormatName = "passtiming-events";
+constexpr std::int64_t kFormatVersion = 1;
+
+/// Reads one event log, line by line, and drives the state machine.
+class Replayer {
+ public:
+  explicit Replayer(std::string_view source) : source_(source) {}
+
+  Profile run(std::istream& in) {
+    std::string line;
+    line.reserve(4096);
+    while (std::getline(in, line)) {
+      ++line_number_;
+      if (line.empty() || (line.size() == 1 && line[0] == '\r')) continue;
+      handle(line);
+    }
+    if (in.bad()) fail("read error");
+    if (in_context_) close_section(last_t_);
+    return std::move(profile_);
+  }
+
+ private:
+  [[noreturn]] void fail(std::string message) const {
+    throw InputError(std::string(source_), line_number_, std::move(message));
+  }
+
+  simdjson::dom::element field(simdjson::dom::object object, std::string_view key) const {
+    simdjson::dom::element value;
+    if (object[key].get(value) != simdjson::SUCCESS) fail(fmt::format("missing field '{}'", key));
+    return value;
+  }
+
+  std::string_view string_field(simdjson::dom::object object, std::string_view key) const {
+    std::string_view value;
+    if (field(object, key).get_string().get(value) != simdjson::SUCCESS) {
+      fail(fmt::format("field '{}' must be a string", key));
+    }
+    return value;
+  }
+
+  std::int64_t int_field(simdjson::dom::object object, std::string_view key) const {
+    std::int64_t value;
+    if (field(object, key).get_int64().get(value) != simdjson::SUCCESS) {
+      fail(fmt::format("field '{}' must be an integer", key));
+    }
+    return value;
+  }
+
+  std::string_view optional_string(simdjson::dom::object object, std::string_view key) const {
+    simdjson::dom::element value;
+    if (object[key].get(value) != simdjson::SUCCESS) return {};
+    return string_field(object, key);
+  }
+
+  ThreadKey optional_tid(simdjson::dom::object object) const {
+    simdjson::dom::element value;
+    if (object["tid"].get(value) != simdjson::SUCCESS) return 0;
+    return static_cast<ThreadKey>(int_field(object, "tid"));
+  }
+
+  void handle(std::string& line) {
+    simdjson::dom::element doc;
+    if (auto error = parser_.parse(line).get(doc); error != simdjson::SUCCESS) {
+      fail(fmt::format("invalid JSON: {}", simdjson::error_message(error)));
+    }
+    simdjson::dom::object object;
+    if (doc.get_object().get(object) != simdjson::SUCCESS) fail("expected a JSON object");
+    const std::string_view ev = string_field(object, "ev");
+    const bool first = !seen_event_;
+    seen_event_ = true;
+
+    if (ev == "meta") {
+      if (!first) fail("'meta' may only be the first line");
+      check_meta(object);
+      return;
+    }
+    const Nanoseconds t = int_field(object, "t_ns");
+    last_t_ = t;
+    if (ev == "enter_ctx") {
+      if (in_context_) close_section(t);
+      open_section(t, optional_string(object, "context"));
+    } else if (ev == "before") {
+      const std::string_view pass = string_field(object, "pass");
+      const std::string_view kernel = optional_string(object, "kernel");
+      const ThreadKey tid = optional_tid(object);
+      ensure_context(t);
+      machine_.before(t, pass, kernel, tid);
+    } else if (ev == "after") {
+      const std::string_view pass = string_field(object, "pass");
+      const ThreadKey tid = optional_tid(object);
+      ensure_context(t);
+      machine_.after(t, pass, tid);
+    } else if (ev == "skip") {
+      const std::string_view pass = string_field(object, "pass");
+      const std::string_view kernel = optional_string(object, "kernel");
+      const ThreadKey tid = optional_tid(object);
+      ensure_context(t);
+      machine_.skip(t, pass, kernel, tid);
+    } else if (ev == "exit_ctx") {
+      if (in_context_) close_section(t);
+    } else {
+      fail(fmt::format("unknown event '{}'", ev.substr(0, 64)));
+    }
+  }
+
+  void check_meta(simdjson::dom::object object) const {
+    simdjson::dom::element value;
+    if (object["format"].get(value) == simdjson::SUCCESS &&
+        string_field(object, "format") != kFormatName) {
+      fail(fmt::format("'format' must be \"{}\"", kFormatName));
+    }
+    if (object["version"].get(value) == simdjson::SUCCESS) {
+      const std::int64_t version = int_field(object, "version");
+      if (version != kFormatVersion) {
+        fail(fmt::format("unsupported event log version {} (this reader knows {})", version,
+                         kFormatVersion));
+      }
+    }
+  }
+
+  void open_section(Nanoseconds t, std::string_view context) {
+    machine_.enter(t, context);
+    in_context_ = true;
+  }
+
+  void ensure_context(Nanoseconds t) {
+    if (!in_context_) open_section(t, {});
+  }
+
+  void close_section(Nanoseconds t) {
+    machine_.exit(t);
+    profile_.sections.push_back(machine_.take_section());
+    in_context_ = false;
+  }
+
+  std::string_view source_;
+  std::size_t line_number_ = 0;
+  simdjson::dom::parser parser_;
+  TimingStateMachine machine_;
+  Profile profile_;
+  bool in_context_ = false;
+  bool seen_event_ = false;
+  Nanoseconds last_t_ = 0;
+};
+
+}  // namespace
+
+Profile replay_event_log(std::istream& in, std::string_view source) {
+  return Replayer(source).run(in);
+}
+
+}  // namespace passtiming

@@ -1,0 +1,43 @@
+#include "passtiming/ir_module.h"
+
+#include <unordered_set>
+
+namespace passtiming {
+
+std::string kernel_label(const std::vector<std::string_view>& symbols) noexcept {
+  try {
+    if (symbols.empty()) return {};
+    std::unordered_set<std::string_view> seen(symbols.begin(), symbols.end());
+    const std::size_t distinct_others = seen.size() - 1;
+    std::string label(symbols[0]);
+    if (distinct_others > 0) label += " +" + std::to_string(distinct_others) + " more";
+    return label;
+  } catch (...) {
+    return {};
+  }
+}
+
+IRModule::IRModule(std::vector<Function> functions) : functions_(std::move(functions)) {}
+
+void IRModule::add_function(Function function) {
+  functions_.push_back(std::move(function));
+  label_valid_ = false;
+}
+
+void IRModule::clear() {
+  functions_.clear();
+  label_valid_ = false;
+}
+
+const std::string& IRModule::kernel_label() const {
+  if (!label_valid_) {
+    std::vector<std::string_view> symbols;
+    symbols.reserve(functions_.size());
+    for (const Function& f : functions_) symbols.push_back(f.symbol());
+    label_ = passtiming::kernel_label(symbols);
+    label_valid_ = true;
+  }
+  return label_;
+}
+
+}  // namespace passtiming

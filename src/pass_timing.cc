@@ -1,0 +1,137 @@
+#include "passtiming/pass_timing.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "passtiming/logging.h"
+#include "passtiming/report.h"
+
+namespace passtiming {
+namespace detail {
+
+/// The callback state: what the PassInstrument owns. The wrapper shares it
+/// but is never referenced from here, so dropping the wrapper never breaks a
+/// PassContext that still holds the instrument.
+class TimingInstrumentState {
+ public:
+  explicit TimingInstrumentState(std::shared_ptr<const Clock> clock) : clock_(std::move(clock)) {}
+  TimingStateMachine machine;
+  const Clock& clock() const { return *clock_; }
+  std::string label;
+
+ private:
+  std::shared_ptr<const Clock> clock_;
+};
+
+}  // namespace detail
+namespace {
+
+class TimingPassInstrument final : public PassInstrument {
+ public:
+  explicit TimingPassInstrument(std::shared_ptr<detail::TimingInstrumentState> state)
+      : state_(std::move(state)) {}
+
+  std::string_view name() const override { return "TileLangPassTimingInstrument"; }
+  void enter_pass_ctx() override { state_->machine.enter(state_->clock().now_ns(), state_->label); }
+  void exit_pass_ctx() override { state_->machine.exit(state_->clock().now_ns()); }
+  void run_before_pass(const IRModule& mod, const PassInfo& info) override {
+    state_->machine.before_now(state_->clock(), info.name, mod.kernel_label());
+  }
+  void run_after_pass(const IRModule&, const PassInfo& info) override {
+    // Read the clock first: the lookup below is not the pass's time.
+    const Nanoseconds t = state_->clock().now_ns();
+    state_->machine.after(t, info.name);
+  }
+  void run_skipped_pass(const IRModule& mod, const PassInfo& info) override {
+    state_->machine.skip(state_->clock().now_ns(), info.name, mod.kernel_label());
+  }
+
+ private:
+  std::shared_ptr<detail::TimingInstrumentState> state_;
+};
+
+}  // namespace
+
+TileLangPassTimingInstrument::TileLangPassTimingInstrument(double threshold_ms,
+                                                           std::shared_ptr<const Clock> clock)
+    : threshold_ms_(threshold_ms) {
+  if (!std::isfinite(threshold_ms) || threshold_ms < 0) {
+    throw std::invalid_argument("threshold_ms must be a finite non-negative number");
+  }
+  if (!clock) clock = steady_clock();
+  state_ = std::make_shared<detail::TimingInstrumentState>(std::move(clock));
+}
+
+PassInstrumentPtr TileLangPassTimingInstrument::instrument() const {
+  return std::make_shared<TimingPassInstrument>(state_);
+}
+
+std::vector<PassTimingRecord> TileLangPassTimingInstrument::records() const {
+  const Section& s = section();
+  std::vector<PassTimingRecord> out;
+  out.reserve(s.records.size());
+  for (std::uint32_t i : s.order_by_sequence()) {
+    const Record& r = s.records[i];
+    out.push_back(PassTimingRecord{std::string(s.name_of(r)), to_seconds(r.inclusive_ns), r.depth,
+                                   to_seconds(r.self_ns), r.sequence, std::string(s.kernel_of(r))});
+  }
+  return out;
+}
+
+double TileLangPassTimingInstrument::total_duration_s() const { return section().total_seconds(); }
+
+std::string TileLangPassTimingInstrument::report(std::optional<std::string_view> context) const {
+  return render_report(section(), threshold_ms_, context);
+}
+
+void TileLangPassTimingInstrument::print_report(std::optional<std::string_view> context) const {
+  get_logger(kTimingLoggerName).info("\n" + report(context));
+}
+
+const Section& TileLangPassTimingInstrument::section() const { return state_->machine.section(); }
+
+void TileLangPassTimingInstrument::set_context_label(std::string label) {
+  state_->label = std::move(label);
+}
+
+void TileLangPassTimingInstrument::set_observer(EventObserver* observer) {
+  state_->machine.set_observer(observer);
+}
+
+PassInstruments build_pass_instruments(std::vector<PassInstrumentPtr> base_instruments,
+                                       std::optional<double> threshold_ms,
+                                       std::shared_ptr<const Clock> clock) {
+  if (!threshold_ms) return {std::move(base_instruments), nullptr};
+  auto timing = std::make_shared<TileLangPassTimingInstrument>(*threshold_ms, std::move(clock));
+  PassInstruments out;
+  out.instruments.reserve(base_instruments.size() + 1);
+  out.instruments.push_back(timing->instrument());
+  for (auto& instrument : base_instruments) out.instruments.push_back(std::move(instrument));
+  out.timing = std::move(timing);
+  return out;
+}
+
+PassTimingReportGuard::PassTimingReportGuard(
+    std::shared_ptr<const TileLangPassTimingInstrument> timing, std::string context)
+    : timing_(std::move(timing)), context_(std::move(context)) {}
+
+PassTimingReportGuard::PassTimingReportGuard(PassTimingReportGuard&& other) noexcept
+    : timing_(std::move(other.timing_)), context_(std::move(other.context_)) {}
+
+PassTimingReportGuard::~PassTimingReportGuard() {
+  if (!timing_) return;
+  try {
+    timing_->print_report(context_);
+  } catch (...) {
+    // Building the report failed (out of memory): the exception in flight,
+    // if any, is the one the caller needs to see.
+    get_logger(kTimingLoggerName).error("could not build the pass timing report");
+  }
+}
+
+PassTimingReportGuard report_pass_timing_on_exit(
+    std::shared_ptr<const TileLangPassTimingInstrument> timing, std::string context) {
+  return PassTimingReportGuard(std::move(timing), std::move(context));
+}
+
+}  // namespace passtiming

@@ -1,0 +1,255 @@
+#include "passtiming/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace passtiming {
+namespace {
+
+constexpr std::string_view kNoPasses = "[tilelang pass timing] No passes recorded.";
+constexpr std::size_t kMinNameWidth = 43;
+constexpr std::size_t kTopN = 10;
+
+/// Code points of valid UTF-8 (every escaped string is valid UTF-8).
+std::size_t code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+/// Length of the UTF-8 sequence starting at text[i], or 0 when it is not a
+/// well-formed one (overlong forms, surrogates and values past U+10FFFF are
+/// rejected, as Python's decoder rejects them).
+std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& cp) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char c = byte(i);
+  std::size_t len;
+  std::uint32_t min;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2, cp = c & 0x1F, min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3, cp = c & 0x0F, min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4, cp = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    unsigned char d = byte(i + k);
+    if ((d & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+/// A pass or kernel name prepared for the table: escaped, with its width.
+struct Label {
+  std::string text;
+  std::size_t width = 0;
+};
+
+
+class ReportWriter {
+ public:
+  ReportWriter(const Section& section, double threshold_ms,
+               std::optional<std::string_view> context)
+      : section_(section), threshold_ms_(threshold_ms), context_(context) {
+    labels_.resize(section.names.size());
+    for (std::size_t id = 0; id < labels_.size(); ++id) {
+      labels_[id].text = escape_for_terminal(section.names[static_cast<NameId>(id)]);
+      labels_[id].width = code_points(labels_[id].text);
+    }
+  }
+
+  std::string render() {
+    const auto& records = section_.records;
+    const double threshold_s = threshold_ms_ / 1000.0;
+    const double total = section_.total_seconds();
+    auto visible = [&](const Record& r) { return to_seconds(r.inclusive_ns) >= threshold_s; };
+
+    std::size_t width = kMinNameWidth;
+    std::size_t visible_count = 0;
+    for (const Record& r : records) {
+      if (!visible(r)) continue;
+      ++visible_count;
+      width = std::max(width, 2 * std::size_t{r.depth} + display_width(r));
+    }
+    const std::size_t rule = width + 53;
+
+    out_.reserve(256 + (visible_count + kTopN) * (rule + 8));
+    line(std::string(rule, '='));
+    line("TileLang Pass Timing Report");
+    if (context_) line("Context: " + escape_for_terminal(*context_));
+    line(std::string(rule, '='));
+    fmt::format_to(std::back_inserter(out_), "Total: {:.4f}s ({} passes)\n", total,
+                   records.size());
+    if (threshold_ms_ > 0) {
+      fmt::format_to(std::back_inserter(out_), "(inclusive threshold: {:.1f}ms)\n", threshold_ms_);
+    }
+    line(std::string(rule, '-'));
+    fmt::format_to(std::back_inserter(out_), "{:>3}  ", "#");
+    padded("Pass Name", 9, width);
+    fmt::format_to(std::back_inserter(out_), " {:>10} {:>10}  {:>7} {:>7}\n", "Inclusive", "Self",
+                   "Incl %", "Self %");
+    line(std::string(rule, '-'));
+
+    const std::vector<std::uint32_t> order = section_.order_by_sequence();
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Record& r = records[order[i]];
+      if (!visible(r)) continue;
+      fmt::format_to(std::back_inserter(out_), "{:>3}  ", i + 1);
+      const std::size_t indent = 2 * std::size_t{r.depth};
+      out_.append(indent, ' ');
+      display(r, width - std::min(width, indent));
+      const double incl = to_seconds(r.inclusive_ns);
+      const double self = to_seconds(r.self_ns);
+      fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>9.4f}s {:>6.1f}% {:>6.1f}%\n", incl,
+                     self, percent(incl, total), percent(self, total));
+    }
+    line(std::string(rule, '-'));
+
+    if (visible_count > 0) {
+      const std::vector<std::uint32_t> top = slowest(visible_count, threshold_s);
+      fmt::format_to(std::back_inserter(out_), "Top {} Slowest Passes by Inclusive Time:\n",
+                     top.size());
+      for (std::size_t rank = 0; rank < top.size(); ++rank) {
+        const Record& r = records[top[rank]];
+        fmt::format_to(std::back_inserter(out_), "  {:>2}. ", rank + 1);
+        display(r, width + 2);
+        const double incl = to_seconds(r.inclusive_ns);
+        fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>5.1f}%\n", incl,
+                       percent(incl, total));
+      }
+    }
+    if (const std::size_t hidden = records.size() - visible_count; hidden > 0) {
+      fmt::format_to(std::back_inserter(out_),
+                     "\n({} passes skipped - under {:.1f}ms inclusive threshold)\n", hidden,
+                     threshold_ms_);
+    }
+    out_.append(rule, '=');
+    return std::move(out_);
+  }
+
+ private:
+  static double percent(double value, double total) {
+    return total > 0 ? value / total * 100 : 0.0;
+  }
+
+  void line(std::string_view text) {
+    out_.append(text);
+    out_.push_back('\n');
+  }
+
+  void padded(std::string_view text, std::size_t text_width, std::size_t width) {
+    out_.append(text);
+    if (text_width < width) out_.append(width - text_width, ' ');
+  }
+
+  std::size_t display_width(const Record& r) const {
+    std::size_t w = labels_[r.name].width;
+    if (r.kernel != 0) w += labels_[r.kernel].width + 2;
+    return w;
+  }
+
+  /// Appends `name` or `name(kernel)`, left-aligned in `width` code points.
+  void display(const Record& r, std::size_t width) {
+    out_.append(labels_[r.name].text);
+    if (r.kernel != 0) {
+      out_.push_back('(');
+      out_.append(labels_[r.kernel].text);
+      out_.push_back(')');
+    }
+    const std::size_t w = display_width(r);
+    if (w < width) out_.append(width - w, ' ');
+  }
+
+  /// The visible records with the longest inclusive time, longest first;
+  /// equal times keep completion order, as Python's stable sort keeps them.
+  std::vector<std::uint32_t> slowest(std::size_t visible_count, double threshold_s) const {
+    const auto& records = section_.records;
+    std::vector<std::uint32_t> candidates;
+    candidates.reserve(visible_count);
+    for (std::uint32_t i = 0; i < records.size(); ++i) {
+      if (to_seconds(records[i].inclusive_ns) >= threshold_s) candidates.push_back(i);
+    }
+    const std::size_t k = std::min(kTopN, candidates.size());
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
+                      candidates.end(), [&](std::uint32_t a, std::uint32_t b) {
+                        const double da = to_seconds(records[a].inclusive_ns);
+                        const double db = to_seconds(records[b].inclusive_ns);
+                        return da != db ? da > db : a < b;
+                      });
+    candidates.resize(k);
+    return candidates;
+  }
+
+  const Section& section_;
+  double threshold_ms_;
+  std::optional<std::string_view> context_;
+  std::vector<Label> labels_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string escape_for_terminal(std::string_view text) {
+  auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7F; };
+  if (std::all_of(text.begin(), text.end(), [&](char c) { return plain(static_cast<unsigned char>(c)); })) {
+    return std::string(text);
+  }
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (plain(c)) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {  // C0 control or DEL
+      fmt::format_to(std::back_inserter(out), "\\x{:02x}", c);
+      ++i;
+      continue;
+    }
+    std::uint32_t cp = 0;
+    const std::size_t len = utf8_sequence(text, i, cp);
+    if (len == 0) {  // not UTF-8: show the byte
+      fmt::format_to(std::back_inserter(out), "\\x{:02x}", c);
+      ++i;
+    } else if (cp <= 0x9F) {  // C1 control
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", cp);
+      i += len;
+    } else {
+      out.append(text.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+std::string render_report(const Section& section, double threshold_ms,
+                          std::optional<std::string_view> context) {
+  if (context && context->empty()) context.reset();
+  if (section.records.empty()) {
+    std::string line(kNoPasses);
+    if (context) line += " Context: " + escape_for_terminal(*context);
+    return line;
+  }
+  return ReportWriter(section, threshold_ms, context).render();
+}
+
+std::string render_session_report(const Profile& profile, double threshold_ms) {
+  if (profile.sections.empty()) return std::string(kNoPasses);
+  std::string out;
+  for (const Section& section : profile.sections) {
+    if (!out.empty()) out += "\n\n";
+    out += render_report(section, threshold_ms, section.context);
+  }
+  return out;
+}
+
+}  // namespace passtiming
