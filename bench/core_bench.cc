@@ -1,2 +1,140 @@
+/// The core's costs, side by side in one binary so that ratios hold on a
+/// noisy machine:
+///   - the floor: two steady_clock reads, the least any timer can cost;
+///   - the timing instrument's callbacks called directly on a 3-deep stream;
+///   - the same stream through PassContext, Sequential and the instrument;
+///   - the text report of a million records;
+///   - memory per record.
+/// Every "per pair" figure is one before/after pair (items_per_second).
+
 #include <benchmark/benchmark.h>
+
+#include <chrono>
+
+#include "passtiming/passtiming.h"
+
+namespace {
+
+using namespace passtiming;
+
+constexpr int kPairsPerIteration = 3;
+/// Records are cleared (a new PassContext entered) this often so memory stays
+/// bounded; the cost is amortised over a million pairs.
+constexpr std::int64_t kIterationsPerContext = 1 << 18;
+
+void BM_Floor_TwoClockReads(benchmark::State& state) {
+  for (auto _ : state) {
+    auto a = std::chrono::steady_clock::now();
+    auto b = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(b);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel("per pair");
+}
+BENCHMARK(BM_Floor_TwoClockReads);
+
+void BM_Instrument_Direct3Deep(benchmark::State& state) {
+  TileLangPassTimingInstrument timing;
+  PassInstrumentPtr instrument = timing.instrument();
+  const IRModule mod({{"main", "matmul_kernel"}});
+  const PassInfo outer{"tl.LowerAndLegalize", 0, {}};
+  const PassInfo middle{"tl.LayoutPipeline", 0, {}};
+  const PassInfo inner{"tl.LowerTileOp", 0, {}};
+  std::int64_t n = 0;
+  instrument->enter_pass_ctx();
+  for (auto _ : state) {
+    instrument->run_before_pass(mod, outer);
+    instrument->run_before_pass(mod, middle);
+    instrument->run_before_pass(mod, inner);
+    instrument->run_after_pass(mod, inner);
+    instrument->run_after_pass(mod, middle);
+    instrument->run_after_pass(mod, outer);
+    if (++n == kIterationsPerContext) {
+      n = 0;
+      instrument->enter_pass_ctx();
+    }
+  }
+  instrument->exit_pass_ctx();
+  state.SetItemsProcessed(state.iterations() * kPairsPerIteration);
+  state.SetLabel("per pair");
+}
+BENCHMARK(BM_Instrument_Direct3Deep);
+
+void BM_Instrument_ThroughPassContext3Deep(benchmark::State& state) {
+  TileLangPassTimingInstrument timing;
+  auto identity = [](IRModule m, PassContext&) { return m; };
+  auto inner = make_module_pass(identity, {"tl.LowerTileOp", 0, {}});
+  auto middle = make_sequential({inner}, "tl.LayoutPipeline");
+  auto outer = make_sequential({middle}, "tl.LowerAndLegalize");
+  IRModule mod({{"main", "matmul_kernel"}});
+  std::int64_t n = 0;
+  auto ctx = std::make_unique<PassContext>(PassContextOptions{.instruments = {timing.instrument()}});
+  auto scope = std::make_unique<PassContext::Scope>(*ctx);
+  for (auto _ : state) {
+    mod = (*outer)(std::move(mod), *ctx);
+    if (++n == kIterationsPerContext) {
+      n = 0;
+      scope.reset();
+      scope = std::make_unique<PassContext::Scope>(*ctx);
+    }
+  }
+  scope.reset();
+  state.SetItemsProcessed(state.iterations() * kPairsPerIteration);
+  state.SetLabel("per pair");
+}
+BENCHMARK(BM_Instrument_ThroughPassContext3Deep);
+
+/// A realistic section: top-level pipelines of function pass managers of
+/// passes, over many kernels, as an LLVM -O2 compile produces.
+Section make_section(std::size_t records) {
+  TimingStateMachine sm;
+  sm.enter(0, "stage=bench");
+  const char* passes[] = {"InstCombinePass", "SROAPass", "EarlyCSEPass", "GVNPass", "LICMPass",
+                          "SimplifyCFGPass", "LoopRotatePass", "InstSimplifyPass"};
+  Nanoseconds t = 0;
+  std::size_t made = 0;
+  for (int kernel = 0; made < records; ++kernel) {
+    const std::string label = "kernel_" + std::to_string(kernel % 5000);
+    sm.before(t, "FunctionPassManager", label);
+    ++made;
+    for (int i = 0; i < 8 && made < records; ++i, ++made) {
+      sm.before(t, passes[i], label);
+      t += 1000 + (kernel * 7919 + i * 104729) % 50000;
+      sm.after(t, passes[i]);
+    }
+    t += 100;
+    sm.after(t, "FunctionPassManager");
+  }
+  sm.exit(t);
+  return sm.take_section();
+}
+
+void BM_Report_1M(benchmark::State& state) {
+  const Section section = make_section(1'000'000);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = render_report(section, 0.0, "stage=bench");
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["records"] = static_cast<double>(section.records.size());
+  state.counters["report_MB"] = static_cast<double>(bytes) / 1e6;
+}
+BENCHMARK(BM_Report_1M)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+void BM_BytesPerRecord(benchmark::State& state) {
+  for (auto _ : state) {
+    Section s = make_section(1'000'000);
+    benchmark::DoNotOptimize(s.records.data());
+    state.counters["sizeof_Record"] = sizeof(Record);
+    state.counters["bytes_per_record"] =
+        static_cast<double>(s.records.capacity() * sizeof(Record)) / static_cast<double>(s.records.size());
+    state.counters["name_table_bytes"] = static_cast<double>(s.names.string_bytes());
+  }
+}
+BENCHMARK(BM_BytesPerRecord)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
 BENCHMARK_MAIN();

@@ -78,7 +78,7 @@ void ConfigRegistry::validate(const PassConfig& config) const {
                                     fmt::join(keys(), ", ")));
     }
     if (!matches(*type, value)) {
-      throw ConfigError(fmt::format("config key '{}' expects a {} value, got a {}", key,
+      throw ConfigError(fmt::format("config key '{}' expects a value of type {}, got {}", key,
                                     type_name(*type), value_type_name(value)));
     }
   }
@@ -88,7 +88,7 @@ std::optional<bool> config_bool(const PassConfig& config, std::string_view key) 
   auto it = config.find(key);
   if (it == config.end()) return std::nullopt;
   if (const bool* b = std::get_if<bool>(&it->second)) return *b;
-  throw ConfigError(fmt::format("config key '{}' expects a bool value, got a {}", key,
+  throw ConfigError(fmt::format("config key '{}' expects a value of type bool, got {}", key,
                                 value_type_name(it->second)));
 }
 
@@ -99,7 +99,7 @@ std::optional<double> config_number(const PassConfig& config, std::string_view k
   if (const std::int64_t* i = std::get_if<std::int64_t>(&it->second)) {
     return static_cast<double>(*i);
   }
-  throw ConfigError(fmt::format("config key '{}' expects a number value, got a {}", key,
+  throw ConfigError(fmt::format("config key '{}' expects a value of type number, got {}", key,
                                 value_type_name(it->second)));
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "passtiming/errors.h"
+#include "passtiming/logging.h"
 #include "passtiming/timing_state.h"
 
 namespace passtiming {
@@ -25,7 +26,25 @@ class Replayer {
     line.reserve(4096);
     while (std::getline(in, line)) {
       ++line_number_;
+      // A log streamed by a process that was killed ends in the unused,
+      // zero-filled rest of the writer's last chunk, and possibly in a line
+      // the process did not finish: the NULs are ignored, and so is that
+      // cut-off final line (with a warning), so every completed event counts.
+      const bool unterminated = in.eof();
+      if (unterminated) {
+        const std::size_t end = line.find_last_not_of('\0');
+        line.resize(end == std::string::npos ? 0 : end + 1);
+      }
+      if (line.size() > kMaxLineBytes) {
+        fail(fmt::format("line is longer than {} bytes", kMaxLineBytes));
+      }
       if (line.empty() || (line.size() == 1 && line[0] == '\r')) continue;
+      if (unterminated && !is_json(line)) {
+        get_logger(kTimingLoggerName)
+            .warning(fmt::format("{}:{}: ignoring the cut-off final line of the event log",
+                                 source_, line_number_));
+        break;
+      }
       handle(line);
     }
     if (in.bad()) fail("read error");
@@ -34,6 +53,14 @@ class Replayer {
   }
 
  private:
+  /// No event comes near this; a longer line is damage, refused before parsing.
+  static constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+
+  bool is_json(const std::string& line) {
+    simdjson::dom::element doc;
+    return parser_.parse(line).get(doc) == simdjson::SUCCESS;
+  }
+
   [[noreturn]] void fail(std::string message) const {
     throw InputError(std::string(source_), line_number_, std::move(message));
   }
@@ -117,7 +144,19 @@ class Replayer {
     }
   }
 
-  void check_meta(simdjson::dom::object object) const {
+  void check_meta(simdjson::dom::object object) {
+    // Where the log came from, when the writer said so (optional, any type
+    // mismatch is ignored like any other unknown content).
+    ProfileMetadata& m = profile_.metadata;
+    std::string_view text;
+    if (object["tool"].get_string().get(text) == simdjson::SUCCESS) m.tool = std::string(text);
+    if (object["command"].get_string().get(text) == simdjson::SUCCESS) m.command = std::string(text);
+    if (object["host"].get_string().get(text) == simdjson::SUCCESS) m.host = std::string(text);
+    if (object["start_time"].get_string().get(text) == simdjson::SUCCESS) {
+      m.start_time = std::string(text);
+    }
+    std::int64_t pid;
+    if (object["pid"].get_int64().get(pid) == simdjson::SUCCESS) m.pid = pid;
     simdjson::dom::element value;
     if (object["format"].get(value) == simdjson::SUCCESS &&
         string_field(object, "format") != kFormatName) {

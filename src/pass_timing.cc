@@ -67,7 +67,10 @@ PassInstrumentPtr TileLangPassTimingInstrument::instrument() const {
 }
 
 std::vector<PassTimingRecord> TileLangPassTimingInstrument::records() const {
-  const Section& s = section();
+  return pass_timing_records(section());
+}
+
+std::vector<PassTimingRecord> pass_timing_records(const Section& s) {
   std::vector<PassTimingRecord> out;
   out.reserve(s.records.size());
   for (std::uint32_t i : s.order_by_sequence()) {

@@ -1,14 +1,33 @@
 #include "passtiming/session.h"
 
 #include "passtiming/logging.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
 #include "passtiming/report.h"
 
 namespace passtiming {
 
 PassTimingTool::PassTimingTool(double threshold_ms, std::shared_ptr<const Clock> clock)
-    : threshold_ms_(threshold_ms), clock_(clock ? std::move(clock) : steady_clock()) {
+    : PassTimingTool(threshold_ms, std::move(clock),
+                     OutputSettings::from_environment(Environment::process())) {}
+
+PassTimingTool::PassTimingTool(double threshold_ms, std::shared_ptr<const Clock> clock,
+                               OutputSettings outputs)
+    : threshold_ms_(threshold_ms),
+      clock_(clock ? std::move(clock) : steady_clock()),
+      outputs_(std::move(outputs)) {
   // Validates the threshold the same way every instrument will.
   TileLangPassTimingInstrument probe(threshold_ms_, clock_);
+  if (!outputs_.profile_path && !outputs_.events_path) return;
+  metadata_ = current_process_metadata();
+  if (outputs_.events_path) {
+    try {
+      events_ = EventLogWriter::open(*outputs_.events_path, metadata_);
+    } catch (const std::exception& e) {
+      // The compile goes on without the log; the user learns why.
+      get_logger(kTimingLoggerName).error(e.what());
+    }
+  }
 }
 
 std::unique_ptr<PassTimingTool> PassTimingTool::from_settings(const PassConfig& config,
@@ -16,7 +35,8 @@ std::unique_ptr<PassTimingTool> PassTimingTool::from_settings(const PassConfig& 
                                                               std::shared_ptr<const Clock> clock) {
   auto threshold = pass_timing_threshold(config, env);
   if (!threshold) return nullptr;
-  return std::make_unique<PassTimingTool>(*threshold, std::move(clock));
+  return std::make_unique<PassTimingTool>(*threshold, std::move(clock),
+                                          OutputSettings::from_environment(env));
 }
 
 PassTimingTool::~PassTimingTool() { finish(); }
@@ -24,6 +44,7 @@ PassTimingTool::~PassTimingTool() { finish(); }
 std::shared_ptr<TileLangPassTimingInstrument> PassTimingTool::new_section(std::string context) {
   auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms_, clock_);
   timing->set_context_label(std::move(context));
+  if (events_) timing->set_observer(events_.get());
   sections_.push_back(timing);
   return timing;
 }
@@ -39,6 +60,7 @@ std::vector<PassInstrumentPtr> PassTimingTool::instruments_for(std::string conte
 
 Profile PassTimingTool::profile() const {
   Profile profile;
+  profile.metadata = metadata_;
   profile.sections.reserve(sections_.size());
   for (const auto& timing : sections_) profile.sections.push_back(timing->section());
   return profile;
@@ -55,6 +77,20 @@ void PassTimingTool::finish() noexcept {
     get_logger(kTimingLoggerName).info("\n" + report());
   } catch (...) {
     get_logger(kTimingLoggerName).error("could not build the pass timing report");
+  }
+  if (outputs_.profile_path) {
+    try {
+      write_profile_file(profile(), *outputs_.profile_path);
+    } catch (const std::exception& e) {
+      get_logger(kTimingLoggerName)
+          .error(std::string("could not write the pass timing profile: ") + e.what());
+    }
+  }
+  if (events_) {
+    // Instruments may outlive the session inside a PassContext: they stop
+    // reporting to the log before it goes away.
+    for (const auto& timing : sections_) timing->set_observer(nullptr);
+    events_->close();
   }
 }
 

@@ -26,7 +26,12 @@ TimingStateMachine::TimingStateMachine() { stacks_.reserve(4); }
 
 void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   if (observer_) observer_->on_enter(t, context);
+  // Keep the previous context's record storage: a process that compiles many
+  // kernels then pays for growth and first-touch page faults only once.
+  std::vector<Record> storage = std::move(section_.records);
+  storage.clear();
   section_ = Section();
+  section_.records = std::move(storage);
   section_.context = std::string(context);
   stacks_.clear();
   last_stack_ = 0;
@@ -52,8 +57,12 @@ TimingStateMachine::ThreadStack& TimingStateMachine::stack_for(ThreadKey tid) {
 TimingStateMachine::Frame& TimingStateMachine::push_frame(std::string_view pass,
                                                           std::string_view kernel,
                                                           ThreadStack& stack) {
+  // One more than the frame below, which is the stack size unless a frame
+  // below was attached to a parent on another thread.
+  const std::uint16_t depth =
+      stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
   Frame frame{section_.names.intern(pass), section_.names.intern(kernel), next_sequence_++,
-              saturate_depth(stack.frames.size()), 0, 0};
+              depth, 0, 0};
   stack.frames.push_back(frame);
   return stack.frames.back();
 }
@@ -72,6 +81,61 @@ void TimingStateMachine::before_now(const Clock& clock, std::string_view pass,
   // the live records exactly; its few nanoseconds of writing fall inside the
   // pass, which is the price of that exactness.
   if (observer_) observer_->on_before(frame.start_ns, pass, kernel, tid);
+}
+
+TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t stack_index,
+                                                              std::uint32_t sequence) {
+  if (stack_index >= stacks_.size()) return nullptr;
+  std::vector<Frame>& frames = stacks_[stack_index].frames;
+  // A parent is usually at or near the top, so search from there.
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    if (it->sequence == sequence) return &*it;
+  }
+  return nullptr;
+}
+
+TimingStateMachine::Frame& TimingStateMachine::push_child_frame(std::string_view pass,
+                                                                std::string_view kernel,
+                                                                ThreadKey tid,
+                                                                const ParentRef* parent) {
+  ThreadStack& stack = stack_for(tid);  // first: it may grow `stacks_`
+  if (parent == nullptr) return push_frame(pass, kernel, stack);
+  std::uint32_t parent_stack = kSameStack;
+  for (std::size_t i = 0; i < stacks_.size(); ++i) {
+    if (stacks_[i].key == parent->thread) parent_stack = static_cast<std::uint32_t>(i);
+  }
+  const Frame* parent_frame = find_running(parent_stack, parent->sequence);
+  if (parent_frame == nullptr) {
+    timing_logger().warning(fmt::format("Pass timing parent {} of {} is not running on thread {}",
+                                        parent->sequence, pass, parent->thread));
+    return push_frame(pass, kernel, stack);
+  }
+  // Read before pushing: the push may reallocate the parent's stack.
+  const std::uint16_t depth = saturate_depth(std::size_t{parent_frame->depth} + 1);
+  Frame& frame = push_frame(pass, kernel, stack);
+  frame.depth = depth;
+  frame.parent_stack = parent_stack;
+  frame.parent_sequence = parent->sequence;
+  return frame;
+}
+
+std::uint32_t TimingStateMachine::before(Nanoseconds t, std::string_view pass,
+                                         std::string_view kernel, ThreadKey tid,
+                                         const ParentRef* parent) {
+  Frame& frame = push_child_frame(pass, kernel, tid, parent);
+  frame.start_ns = t;
+  const std::uint32_t sequence = frame.sequence;
+  if (observer_) observer_->on_before(t, pass, kernel, tid);
+  return sequence;
+}
+
+std::uint32_t TimingStateMachine::before_now(const Clock& clock, std::string_view pass,
+                                             std::string_view kernel, ThreadKey tid,
+                                             const ParentRef* parent) {
+  Frame& frame = push_child_frame(pass, kernel, tid, parent);
+  frame.start_ns = clock.now_ns();
+  if (observer_) observer_->on_before(frame.start_ns, pass, kernel, tid);
+  return frame.sequence;
 }
 
 void TimingStateMachine::after(Nanoseconds t, std::string_view pass, ThreadKey tid,
@@ -93,7 +157,14 @@ void TimingStateMachine::after(Nanoseconds t, std::string_view pass, ThreadKey t
   record.name = frame.name;
   record.kernel = frame.kernel;
   record.sequence = frame.sequence;
-  record.parent = stack.frames.empty() ? kNoParent : stack.frames.back().sequence;
+  Frame* parent = nullptr;
+  if (frame.parent_stack != kSameStack) {
+    record.parent = frame.parent_sequence;
+    parent = find_running(frame.parent_stack, frame.parent_sequence);
+  } else if (!stack.frames.empty()) {
+    record.parent = stack.frames.back().sequence;
+    parent = &stack.frames.back();
+  }
   record.thread = stack.index;
   record.depth = frame.depth;
   record.flags = flags;
@@ -101,7 +172,9 @@ void TimingStateMachine::after(Nanoseconds t, std::string_view pass, ThreadKey t
   record.inclusive_ns = inclusive;
   record.self_ns = std::max<Nanoseconds>(0, inclusive - frame.children_ns);
   section_.records.push_back(record);
-  if (!stack.frames.empty()) stack.frames.back().children_ns += inclusive;
+  // Children that ran in parallel on other threads can add up to more than
+  // the parent's wall time; self time is clamped at zero above, never negative.
+  if (parent != nullptr) parent->children_ns += inclusive;
 }
 
 void TimingStateMachine::skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
@@ -137,6 +210,8 @@ std::vector<std::string> TimingStateMachine::running_passes() const {
 
 Section TimingStateMachine::take_section() {
   Section out = std::move(section_);
+  // A section handed on keeps 48 bytes per record, not the growth slack.
+  out.records.shrink_to_fit();
   section_ = Section();
   return out;
 }

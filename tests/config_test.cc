@@ -1,0 +1,67 @@
+#include "passtiming/config.h"
+
+#include <gtest/gtest.h>
+
+#include "passtiming/pass_context.h"
+
+namespace passtiming {
+namespace {
+
+TEST(ConfigRegistryTest, TimingKeysAreRegistered) {
+  EXPECT_EQ(ConfigRegistry::global().type_of("tl.pass_profile"), ConfigType::boolean);
+  EXPECT_EQ(ConfigRegistry::global().type_of("tl.pass_profile_threshold_ms"), ConfigType::number);
+}
+
+TEST(ConfigRegistryTest, UnknownKeyListsRegisteredKeys) {
+  ConfigRegistry registry;
+  registry.register_key("b.key", ConfigType::integer);
+  registry.register_key("a.key", ConfigType::string);
+  try {
+    registry.validate({{"c.key", true}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown config key 'c.key'; registered keys: a.key, b.key");
+  }
+}
+
+TEST(ConfigRegistryTest, WrongTypeNamesKeyAndExpectedType) {
+  try {
+    PassContext ctx({.config = {{"tl.pass_profile", std::int64_t{1}}}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "config key 'tl.pass_profile' expects a value of type bool, got int");
+  }
+  try {
+    PassContext ctx({.config = {{"tl.pass_profile_threshold_ms", std::string("10")}}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "config key 'tl.pass_profile_threshold_ms' expects a value of type number, got string");
+  }
+}
+
+TEST(ConfigRegistryTest, NumbersAcceptIntegers) {
+  PassContext ctx({.config = {{"tl.pass_profile_threshold_ms", std::int64_t{3}}}});
+  EXPECT_EQ(config_number(ctx.config(), "tl.pass_profile_threshold_ms"), 3.0);
+}
+
+TEST(ConfigRegistryTest, ReRegisteringWithAnotherTypeFails) {
+  ConfigRegistry registry;
+  registry.register_key("k", ConfigType::boolean);
+  registry.register_key("k", ConfigType::boolean);
+  EXPECT_THROW(registry.register_key("k", ConfigType::string), ConfigError);
+}
+
+TEST(ConfigRegistryTest, UnknownKeyInPassContext) {
+  try {
+    PassContext ctx({.config = {{"tl.pass_profil", true}}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unknown config key 'tl.pass_profil'"), std::string::npos);
+    EXPECT_NE(what.find("tl.pass_profile, tl.pass_profile_threshold_ms"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace passtiming

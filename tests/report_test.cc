@@ -1,0 +1,232 @@
+#include "passtiming/report.h"
+
+#include <gtest/gtest.h>
+
+#include "passtiming/timing_state.h"
+#include "test_support.h"
+
+namespace passtiming {
+namespace {
+
+constexpr Nanoseconds kMs = 1'000'000;
+constexpr Nanoseconds kS = 1'000'000'000;
+
+/// The section of the spec's first example: parent 0..5 s, child(matmul) 1..3 s.
+Section nested_section() {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "parent", "");
+  sm.before(1 * kS, "child", "matmul");
+  sm.after(3 * kS, "child");
+  sm.after(5 * kS, "parent");
+  sm.exit(5 * kS);
+  return sm.take_section();
+}
+
+TEST(ReportTest, MatchesSpecExampleWithContext) {
+  EXPECT_EQ(render_report(nested_section(), 0.0, "stage=jit-lower, kernel=matmul"),
+            testing::golden("report/spec_example_context.txt"));
+}
+
+/// Appends a record built by hand, for reports whose shape the state
+/// machine would not produce on its own.
+void add_record(Section& s, std::string_view name, int depth, std::uint32_t sequence,
+                Nanoseconds inclusive, Nanoseconds self) {
+  Record r;
+  r.name = s.names.intern(name);
+  r.depth = static_cast<std::uint16_t>(depth);
+  r.sequence = sequence;
+  r.inclusive_ns = inclusive;
+  r.self_ns = self;
+  s.records.push_back(r);
+}
+
+TEST(ReportTest, MatchesSpecExampleWithThreshold) {
+  // The spec's second example: 25 ms total, "slow" 20 ms inclusive and 15 ms
+  // self, "fast" 5 ms and hidden by the 10 ms threshold.
+  Section s;
+  add_record(s, "slow", 0, 0, 20 * kMs, 15 * kMs);
+  add_record(s, "fast", 0, 1, 5 * kMs, 5 * kMs);
+  EXPECT_EQ(render_report(s, 10.0, std::nullopt), testing::golden("report/spec_example_threshold.txt"));
+}
+
+TEST(ReportTest, NoRecords) {
+  Section empty;
+  EXPECT_EQ(render_report(empty, 0.0, std::nullopt), "[tilelang pass timing] No passes recorded.");
+  EXPECT_EQ(render_report(empty, 5.0, "ctx"),
+            "[tilelang pass timing] No passes recorded. Context: ctx");
+  // An empty context is falsy, as in Python.
+  EXPECT_EQ(render_report(empty, 0.0, ""), "[tilelang pass timing] No passes recorded.");
+}
+
+TEST(ReportTest, EmptyContextOmitsContextLine) {
+  const std::string text = render_report(nested_section(), 0.0, "");
+  EXPECT_EQ(text.find("Context:"), std::string::npos);
+  EXPECT_EQ(text, render_report(nested_section(), 0.0, std::nullopt));
+}
+
+TEST(ReportTest, KernelSuffixPresentAndAbsent) {
+  const std::string text = render_report(nested_section(), 0.0, std::nullopt);
+  EXPECT_NE(text.find("  1  parent  "), std::string::npos);
+  EXPECT_EQ(text.find("parent("), std::string::npos);
+  EXPECT_NE(text.find("    child(matmul)  "), std::string::npos);
+}
+
+TEST(ReportTest, LongNamesWidenTheTable) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  const std::string long_name(50, 'p');
+  sm.before(0, "outer", "");
+  sm.before(0, long_name, "k");
+  sm.after(kS, long_name);
+  sm.after(2 * kS, "outer");
+  sm.exit(2 * kS);
+  const std::string text = render_report(sm.section(), 0.0, std::nullopt);
+  // W = 2 (indent) + 50 + 3 ("(k)") = 55; S = W + 53 = 108.
+  EXPECT_EQ(text.substr(0, text.find('\n')), std::string(108, '='));
+  EXPECT_NE(text.find("  2    " + long_name + "(k)    1.0000s    1.0000s   50.0%   50.0%"),
+            std::string::npos);
+  // Top list: display padded to W + 2 = 57 code points.
+  EXPECT_NE(text.find("   2. " + long_name + "(k)" + std::string(4, ' ') + "    1.0000s  50.0%"),
+            std::string::npos);
+}
+
+TEST(ReportTest, WidthCountsCodePointsNotBytes) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  const std::string name = "\xC3\xA9" + std::string(44, 'x');  // "é" + 44 x: 45 code points
+  sm.before(0, name, "");
+  sm.after(kS, name);
+  sm.exit(kS);
+  const std::string text = render_report(sm.section(), 0.0, std::nullopt);
+  EXPECT_EQ(text.substr(0, text.find('\n')), std::string(45 + 53, '='));
+}
+
+TEST(ReportTest, HiddenRecordsKeepTheirNumbers) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "a", "");
+  sm.after(1 * kMs, "a");
+  sm.before(1 * kMs, "b", "");
+  sm.after(21 * kMs, "b");
+  sm.exit(21 * kMs);
+  const std::string text = render_report(sm.section(), 10.0, std::nullopt);
+  EXPECT_EQ(text.find("  1  a"), std::string::npos);
+  EXPECT_NE(text.find("  2  b"), std::string::npos);
+  EXPECT_NE(text.find("(1 passes skipped - under 10.0ms inclusive threshold)"), std::string::npos);
+  EXPECT_NE(text.find("(inclusive threshold: 10.0ms)"), std::string::npos);
+}
+
+TEST(ReportTest, ThresholdHidingEverythingHasNoTopList) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "a", "");
+  sm.after(1 * kMs, "a");
+  sm.exit(1 * kMs);
+  const std::string text = render_report(sm.section(), 10.0, std::nullopt);
+  EXPECT_EQ(text.find("Top "), std::string::npos);
+  EXPECT_NE(text.find("Total: 0.0010s (1 passes)"), std::string::npos);
+  EXPECT_NE(text.find("(1 passes skipped"), std::string::npos);
+}
+
+TEST(ReportTest, TopListIsTenLongestWithTiesInCompletionOrder) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  Nanoseconds t = 0;
+  // 12 top-level passes of 1 s each: all tie, so the top 10 are the first
+  // ten to complete.
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    sm.before(t, name, "");
+    t += kS;
+    sm.after(t, name);
+  }
+  sm.exit(t);
+  const std::string text = render_report(sm.section(), 0.0, std::nullopt);
+  EXPECT_NE(text.find("Top 10 Slowest Passes by Inclusive Time:\n   1. p0 "), std::string::npos);
+  EXPECT_NE(text.find("  10. p9 "), std::string::npos);
+  EXPECT_EQ(text.find(". p10 "), std::string::npos);
+}
+
+TEST(ReportTest, TiesBetweenChildAndParentListTheChildFirst) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "parent", "");
+  sm.before(0, "child", "");
+  sm.after(kS, "child");
+  sm.after(kS, "parent");
+  sm.exit(kS);
+  const std::string text = render_report(sm.section(), 0.0, std::nullopt);
+  EXPECT_LT(text.find("   1. child"), text.find("   2. parent"));
+}
+
+TEST(ReportTest, ZeroTotalGivesZeroPercent) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "instant", "");
+  sm.after(0, "instant");
+  sm.exit(0);
+  const std::string text = render_report(sm.section(), 0.0, std::nullopt);
+  EXPECT_NE(text.find("  1  instant                                        0.0000s    0.0000s    0.0%    0.0%"),
+            std::string::npos);
+}
+
+TEST(ReportTest, RoundsLikePython) {
+  // 0.00005 s is not exactly representable: Python's f"{x:.4f}" rounds the
+  // binary value 5.00000000000000023960868011929e-05 up to 0.0001.
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "a", "");
+  sm.after(50'000, "a");
+  sm.before(50'000, "b", "");
+  sm.after(50'000 + 150'000, "b");  // 0.00015 = 1.49999999999999993e-04 -> 0.0001
+  sm.exit(200'000);
+  const std::string text = render_report(sm.section(), 0.0, std::nullopt);
+  EXPECT_NE(text.find("  1  a                                              0.0001s    0.0001s   25.0%   25.0%"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  2  b                                              0.0001s    0.0001s   75.0%   75.0%"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ReportTest, SessionSectionsJoinedByEmptyLine) {
+  Profile profile;
+  profile.sections.push_back(nested_section());
+  profile.sections.back().context = "stage=jit-lower, kernel=matmul";
+  profile.sections.push_back(Section{});
+  profile.sections.back().context = "stage=codegen";
+  EXPECT_EQ(render_session_report(profile, 0.0),
+            testing::golden("report/spec_example_context.txt") +
+                "\n\n[tilelang pass timing] No passes recorded. Context: stage=codegen");
+}
+
+TEST(EscapeTest, PlainTextIsUnchanged) {
+  EXPECT_EQ(escape_for_terminal("tl.LowerTileOp (x) \\ 'q'"), "tl.LowerTileOp (x) \\ 'q'");
+  EXPECT_EQ(escape_for_terminal("caf\xC3\xA9 \xE2\x9C\x93"), "caf\xC3\xA9 \xE2\x9C\x93");
+}
+
+TEST(EscapeTest, ControlCharactersAndBadBytesAreEscaped) {
+  EXPECT_EQ(escape_for_terminal("a\x1b[31mred\x07"), "a\\x1b[31mred\\x07");
+  EXPECT_EQ(escape_for_terminal("new\nline\ttab\x7f"), "new\\x0aline\\x09tab\\x7f");
+  EXPECT_EQ(escape_for_terminal("\xC2\x9B" "2J"), "\\u009b2J");       // C1 CSI
+  EXPECT_EQ(escape_for_terminal("bad\xFF\xC3"), "bad\\xff\\xc3");      // invalid, truncated
+  EXPECT_EQ(escape_for_terminal("\xED\xA0\x80"), "\\xed\\xa0\\x80");   // surrogate
+  EXPECT_EQ(escape_for_terminal("\xC0\xAF"), "\\xc0\\xaf");            // overlong
+}
+
+TEST(ReportTest, HostileNamesCannotReachTheTerminal) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(0, "evil\x1b]0;owned\x07", "k\x1b[2J");
+  sm.after(kS, "evil\x1b]0;owned\x07");
+  sm.exit(kS);
+  const std::string text = render_report(sm.section(), 0.0, "ctx\x1b[1m");
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\x07'), std::string::npos);
+  EXPECT_NE(text.find("evil\\x1b]0;owned\\x07(k\\x1b[2J)"), std::string::npos);
+  EXPECT_NE(text.find("Context: ctx\\x1b[1m"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace passtiming

@@ -3,6 +3,7 @@
 /// The module that passes transform. It carries only what instruments look
 /// at: its functions and their global symbols.
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@ class IRModule {
  public:
   IRModule() = default;
   explicit IRModule(std::vector<Function> functions);
+  IRModule(std::initializer_list<Function> functions) : IRModule(std::vector<Function>(functions)) {}
 
   const std::vector<Function>& functions() const { return functions_; }
   void add_function(Function function);

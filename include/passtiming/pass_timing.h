@@ -29,6 +29,10 @@ struct PassTimingRecord {
   bool operator==(const PassTimingRecord&) const = default;
 };
 
+/// The records of `section` as the seed returns them: sorted by sequence,
+/// durations in seconds. Shared by every front end that exposes `records`.
+std::vector<PassTimingRecord> pass_timing_records(const Section& section);
+
 namespace detail {
 class TimingInstrumentState;
 }

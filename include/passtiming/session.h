@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/event_log_writer.h"
+#include "passtiming/outputs.h"
 #include "passtiming/pass_timing.h"
 #include "passtiming/profile.h"
 #include "passtiming/settings.h"
@@ -28,6 +30,12 @@ class PassTimingTool {
  public:
   explicit PassTimingTool(double threshold_ms = 0.0,
                           std::shared_ptr<const Clock> clock = steady_clock());
+  /// With explicit output files (the other constructor reads them from the
+  /// process environment: PASSTIMING_PROFILE, PASSTIMING_EVENTS). With an
+  /// events path, every section streams into one event log; with a profile
+  /// path, finish() writes the JSON profile. A file that cannot be written is
+  /// logged on `tilelang.pass_timing`, naming the path; it never throws.
+  PassTimingTool(double threshold_ms, std::shared_ptr<const Clock> clock, OutputSettings outputs);
   /// A session when timing is on for `config` and `env` (see
   /// pass_timing_threshold), else null.
   static std::unique_ptr<PassTimingTool> from_settings(
@@ -54,17 +62,24 @@ class PassTimingTool {
   /// Every section's report, in the order the contexts ran, joined by an
   /// empty line.
   std::string report() const;
-  /// The session as a Profile (copies the sections).
+  /// The session as a Profile (copies the sections), with the metadata of
+  /// the process taken when the session started.
   Profile profile() const;
-  /// Logs "\n" + report() at INFO on `tilelang.pass_timing`, once; later
+  /// Logs "\n" + report() at INFO on `tilelang.pass_timing`, once, then
+  /// writes the profile file and closes the event log when configured; later
   /// calls and the destructor do nothing. Never throws.
   void finish() noexcept;
+
+  const OutputSettings& outputs() const { return outputs_; }
 
  private:
   double threshold_ms_;
   std::shared_ptr<const Clock> clock_;
   std::vector<std::shared_ptr<TileLangPassTimingInstrument>> sections_;
   bool finished_ = false;
+  OutputSettings outputs_;
+  ProfileMetadata metadata_;
+  std::unique_ptr<EventLogWriter> events_;
 };
 
 }  // namespace passtiming

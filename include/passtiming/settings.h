@@ -5,6 +5,7 @@
 /// and a threshold from `tl.pass_profile_threshold_ms` or
 /// TILELANG_PASS_PROFILE_THRESHOLD_MS.
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,7 +33,10 @@ class Environment {
 class MapEnvironment final : public Environment {
  public:
   MapEnvironment() = default;
-  MapEnvironment(std::map<std::string, std::string, std::less<>> vars) : vars_(std::move(vars)) {}
+  explicit MapEnvironment(std::map<std::string, std::string, std::less<>> vars)
+      : vars_(std::move(vars)) {}
+  MapEnvironment(std::initializer_list<std::pair<const std::string, std::string>> vars)
+      : vars_(vars) {}
   std::optional<std::string> get(std::string_view name) const override;
 
  private:

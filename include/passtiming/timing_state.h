@@ -34,6 +34,14 @@ class EventObserver {
   virtual void on_exit(Nanoseconds t) noexcept = 0;
 };
 
+/// A running frame named by the thread whose stack holds it and its sequence:
+/// the parent of a frame that another thread pushes (MLIR runs a nested
+/// pipeline on a worker thread for a pass adaptor running on another thread).
+struct ParentRef {
+  ThreadKey thread = 0;
+  std::uint32_t sequence = 0;
+};
+
 /// The timing state machine of one PassContext at a time. Not thread-safe:
 /// callers that feed it from several threads serialise the calls (events
 /// still carry their thread, and each thread keeps its own stack).
@@ -62,6 +70,20 @@ class TimingStateMachine {
   /// clock read last, so the bookkeeping stays outside the measured time.
   void before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
                   ThreadKey tid = 0);
+
+  /// `run_before_pass` for a frame whose parent is `parent` (null: the frame
+  /// below it on `tid`'s stack, as in before()). The frame goes on `tid`'s
+  /// stack with depth = the parent's depth + 1; when it completes, its record
+  /// names the parent and its inclusive time counts among the parent's
+  /// children. A parent that is not running is logged ("Pass timing parent
+  /// N of NAME is not running on thread T") and the frame nests as in
+  /// before(). Returns the new frame's sequence, which later frames may name
+  /// as their parent.
+  std::uint32_t before(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                       ThreadKey tid, const ParentRef* parent);
+  /// before_now() with a parent, as above; returns the new frame's sequence.
+  std::uint32_t before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
+                           ThreadKey tid, const ParentRef* parent);
 
   /// `run_after_pass` at time `t`. When `tid`'s stack is empty or its top is
   /// another pass, logs "Ignoring unmatched pass timing callback for NAME
@@ -96,7 +118,12 @@ class TimingStateMachine {
     std::uint16_t depth;
     Nanoseconds start_ns;
     Nanoseconds children_ns;
+    /// Set for a frame pushed with a ParentRef: the parent's stack index in
+    /// `stacks_` and sequence. kSameStack: the frame below is the parent.
+    std::uint32_t parent_stack = kSameStack;
+    std::uint32_t parent_sequence = 0;
   };
+  static constexpr std::uint32_t kSameStack = ~std::uint32_t{0};
   struct ThreadStack {
     ThreadKey key;
     std::uint32_t index;  ///< the thread's index in the section
@@ -105,6 +132,9 @@ class TimingStateMachine {
 
   ThreadStack& stack_for(ThreadKey tid);
   Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack);
+  Frame& push_child_frame(std::string_view pass, std::string_view kernel, ThreadKey tid,
+                          const ParentRef* parent);
+  Frame* find_running(std::uint32_t stack_index, std::uint32_t sequence);
   void discard_incomplete(ThreadStack& stack);
 
   Section section_;

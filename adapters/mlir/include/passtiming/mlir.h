@@ -1,0 +1,93 @@
+#pragma once
+/// \file
+/// Per-pass timing for MLIR pass managers. MLIR runs nested pipelines on
+/// worker threads; each thread keeps its own stack of running passes, and a
+/// pipeline started on a worker is attached to the pass adaptor that forked
+/// it, so every record has the depth and parent it has in the pass tree and
+/// the top-level total counts every nanosecond once.
+///
+/// This header includes no MLIR header, so code built with RTTI can use it;
+/// the adapter's own sources are built like MLIR itself (without RTTI).
+
+#include <memory>
+#include <string>
+
+#include "passtiming/clock.h"
+#include "passtiming/profile.h"
+#include "passtiming/timing_state.h"
+
+namespace mlir {
+class PassManager;
+}  // namespace mlir
+
+namespace passtiming::mlir {
+
+/// How the MLIR instrumentation reports: the core's options.
+struct Options {
+  /// Rows whose inclusive time is under this many milliseconds are hidden in
+  /// the report (0 shows every pass). Must be finite and not negative.
+  double threshold_ms = 0.0;
+  /// The section's context label ("" for none), printed as `Context: ...`.
+  std::string context;
+  /// The time source; tests inject a ManualClock.
+  std::shared_ptr<const Clock> clock = steady_clock();
+  /// Receives every raw event as well (not owned; null for none). Called
+  /// while the adapter's lock is held, from MLIR's threads.
+  EventObserver* observer = nullptr;
+};
+
+namespace detail {
+class SharedTimingState;
+}
+
+/// Collects the passes of every pass manager it is enabled on into one
+/// section. Thread-safe: MLIR calls it from its worker threads.
+///
+///     passtiming::mlir::MlirPassTiming timing({.threshold_ms = 1.0});
+///     timing.enable(pm);            // pm: an mlir::PassManager
+///     (void)pm.run(module);
+///     timing.print_report();
+class MlirPassTiming {
+ public:
+  /// Throws std::invalid_argument for a negative or non-finite threshold.
+  explicit MlirPassTiming(Options options = {});
+  ~MlirPassTiming();
+  MlirPassTiming(const MlirPassTiming&) = delete;
+  MlirPassTiming& operator=(const MlirPassTiming&) = delete;
+
+  /// Adds the instrumentation to `pm`. It shares the collected state, so
+  /// `pm` may outlive this object and the other way round.
+  void enable(::mlir::PassManager& pm);
+
+  /// Ends the section: passes still running (a crash was caught, a pass
+  /// manager was abandoned) are named in a "Discarding N incomplete pass
+  /// timing frame(s)" warning; callbacks arriving later are ignored.
+  /// Idempotent. The accessors below do not need it: they see the passes
+  /// completed so far.
+  void finish();
+
+  /// The completed records (a copy, safe to read while MLIR runs).
+  Section section() const;
+  /// One section with this process's metadata, for the JSON profile.
+  Profile profile() const;
+  /// Sum of the top-level inclusive durations, in seconds.
+  double total_duration_s() const;
+  double threshold_ms() const { return threshold_ms_; }
+
+  /// The seed-format report (docs/report-format.md).
+  std::string report() const;
+  /// Logs "\n" + report at INFO on the logger `tilelang.pass_timing`.
+  void print_report() const;
+
+ private:
+  double threshold_ms_;
+  std::string context_;
+  std::shared_ptr<detail::SharedTimingState> state_;
+};
+
+/// The one call: a new MlirPassTiming enabled on `pm`.
+///
+///     auto timing = passtiming::mlir::enable_pass_timing(pm, {.threshold_ms = 0.5});
+std::shared_ptr<MlirPassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options = {});
+
+}  // namespace passtiming::mlir

@@ -1,0 +1,261 @@
+// passtiming-mlir-opt end to end: the real tool on the bundled tiled-matmul
+// example, with and without threads, against -mlir-timing, and on input the
+// pipeline cannot lower.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "passtiming/profile_json.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string example(const std::string& name) {
+  return std::string(PASSTIMING_MLIR_EXAMPLE_DIR) + "/" + name;
+}
+
+std::string pipeline() {
+  std::string text = read_text(example("pipeline.txt"));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+struct ToolRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs passtiming-mlir-opt with `args` (already shell-quoted).
+ToolRun run_tool(const std::string& args) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("passtiming-mlir-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string command = std::string(PASSTIMING_MLIR_OPT) + " " + args + " >" +
+                              (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int raw = std::system(command.c_str());
+  ToolRun run;
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = read_text(dir / "out");
+  run.err = read_text(dir / "err");
+  return run;
+}
+
+std::string pipeline_arg() {
+  return "'--pass-pipeline=" + pipeline() + "'";
+}
+
+struct Row {
+  int index;
+  int depth;
+  std::string display;
+};
+
+/// The rows of the report's table: index, depth from the indentation, and
+/// the displayed name.
+std::vector<Row> report_rows(const std::string& report) {
+  static const std::regex row(
+      R"(^ *(\d+)  ((?:  )*)(\S.*?) +\d+\.\d{4}s +\d+\.\d{4}s +\d+\.\d% +\d+\.\d%$)");
+  std::vector<Row> rows;
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) {
+      rows.push_back({std::stoi(m[1]), static_cast<int>(m[2].length() / 2), m[3]});
+    }
+  }
+  return rows;
+}
+
+/// What the example's report must contain, in tree order, with the func.func
+/// pipelines in the order given.
+std::vector<std::pair<int, std::string>> expected_rows(const std::vector<std::string>& kernels) {
+  const std::string module = "(matmul_128 +3 more)";
+  std::vector<std::pair<int, std::string>> rows = {
+      {0, "InterpreterPass(matmul_128 +4 more)"},  // the schedule is still a function
+      {0, "SymbolDCE(matmul_128 +4 more)"},
+      {0, "OneShotBufferize" + module},
+      {0, "BufferResultsToOutParams" + module},
+      {0, "Pipeline Collection : ['func.func']" + module}};
+  for (const std::string& k : kernels) {
+    rows.push_back({1, "'func.func' Pipeline(" + k + ")"});
+    for (const char* pass : {"Canonicalizer", "CSE", "ConvertLinalgToLoopsPass",
+                             "LoopInvariantCodeMotion", "ConvertAffineToStandard"}) {
+      rows.push_back({2, std::string(pass) + "(" + k + ")"});
+    }
+  }
+  for (const char* pass :
+       {"SCFToControlFlow", "ExpandStridedMetadata", "FinalizeMemRefToLLVMConversionPass",
+        "ArithToLLVMConversionPass", "ConvertFuncToLLVMPass", "ConvertControlFlowToLLVMPass",
+        "ReconcileUnrealizedCasts", "Canonicalizer"}) {
+    rows.push_back({0, std::string(pass) + module});
+  }
+  return rows;
+}
+
+std::vector<std::pair<int, std::string>> depth_and_names(const std::vector<Row>& rows) {
+  std::vector<std::pair<int, std::string>> out;
+  for (const Row& r : rows) out.emplace_back(r.depth, r.display);
+  return out;
+}
+
+TEST(MlirOptToolTest, ExampleWithoutThreads) {
+  const ToolRun run = run_tool(example("matmul_tiled.mlir") + " " + pipeline_arg() +
+                               " --mlir-disable-threading --passtiming -o /dev/null");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("Total: "), std::string::npos);
+  EXPECT_NE(run.err.find("s (37 passes)\n"), std::string::npos) << run.err;
+  const std::vector<Row> rows = report_rows(run.err);
+  EXPECT_EQ(depth_and_names(rows),
+            expected_rows({"matmul_128", "matmul_256", "matmul_qk", "matmul_pv"}));
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].index, static_cast<int>(i + 1));
+}
+
+TEST(MlirOptToolTest, ExampleWithThreads) {
+  const ToolRun run =
+      run_tool(example("matmul_tiled.mlir") + " " + pipeline_arg() + " --passtiming -o /dev/null");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("s (37 passes)\n"), std::string::npos) << run.err;
+  std::vector<Row> rows = report_rows(run.err);
+  ASSERT_EQ(rows.size(), 37u) << run.err;
+  // Pipelines may start in any order on the workers; each is still followed
+  // by its own passes.
+  std::vector<std::string> kernels;
+  for (const Row& r : rows) {
+    if (r.display.rfind("'func.func' Pipeline(", 0) == 0) {
+      kernels.push_back(r.display.substr(21, r.display.size() - 22));
+    }
+  }
+  EXPECT_EQ(depth_and_names(rows), expected_rows(kernels));
+  std::vector<std::string> sorted = kernels;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted,
+            (std::vector<std::string>{"matmul_128", "matmul_256", "matmul_pv", "matmul_qk"}));
+}
+
+/// Sum of the wall times of -mlir-timing's top-level pass rows: its total
+/// without Parser, Output and Rest, which are not passes.
+double mlir_timing_pass_total(const std::string& text) {
+  static const std::regex row(R"(^ +\d+\.\d+ \( *[\d.]+%\) +(\d+\.\d+) \( *[\d.]+%\)  (\S.*)$)");
+  double total = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) continue;
+    const std::string name = m[2];
+    if (name == "Total") return total;
+    if (name == "Parser" || name == "Output" || name == "Rest") continue;
+    total += std::stod(m[1]);
+  }
+  ADD_FAILURE() << "no -mlir-timing total in:\n" << text;
+  return 0;
+}
+
+/// The example repeated eight times (32 kernels), so that the pipeline runs
+/// long enough for the 4-decimal figures of -mlir-timing.
+std::string larger_example() {
+  const std::string text = read_text(example("matmul_tiled.mlir"));
+  const std::string head = "module attributes {transform.with_named_sequence} {\n";
+  const auto body_begin = text.find(head) + head.size();
+  const auto body_end = text.find("  transform.named_sequence");
+  const std::string body = text.substr(body_begin, body_end - body_begin);
+  std::string out = head;
+  for (int i = 0; i < 8; ++i) {
+    out += std::regex_replace(body, std::regex("@matmul_"), "@r" + std::to_string(i) + "_matmul_");
+  }
+  out += text.substr(body_end);
+  const fs::path path = fs::temp_directory_path() / "passtiming-mlir-larger.mlir";
+  std::ofstream(path) << out;
+  return path.string();
+}
+
+TEST(MlirOptToolTest, TotalAgreesWithMlirTiming) {
+  // Both timings of the same run: the top-level passes, each counted once.
+  const fs::path profile = fs::temp_directory_path() / "passtiming-mlir-total.json";
+  const ToolRun run = run_tool(larger_example() + " " + pipeline_arg() +
+                               " --passtiming-profile=" + profile.string() +
+                               " -mlir-timing -mlir-timing-display=tree -o /dev/null");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const passtiming::Profile p =
+      passtiming::parse_profile_json(read_text(profile), profile.string());
+  ASSERT_EQ(p.sections.size(), 1u);
+  EXPECT_EQ(p.sections[0].records.size(), 5u + 32 * 6 + 8);
+  const double ours = p.sections[0].total_seconds();
+  const double theirs = mlir_timing_pass_total(run.err);
+  EXPECT_GT(ours, 0.0);
+  EXPECT_NEAR(ours, theirs, 0.10 * theirs) << run.err;
+}
+
+TEST(MlirOptToolTest, FailingPipelineReportsCompletedPasses) {
+  const fs::path profile = fs::temp_directory_path() / "passtiming-mlir-failed.json";
+  const ToolRun run =
+      run_tool(std::string(PASSTIMING_MLIR_TEST_DATA) + "/unbufferizable.mlir " + pipeline_arg() +
+               " --passtiming --passtiming-profile=" + profile.string() + " -o /dev/null");
+  EXPECT_EQ(run.status, 1);
+  // MLIR's own error stays visible, and the report follows it.
+  const auto error_at = run.err.find("error: op was not bufferized");
+  const auto report_at = run.err.find("TileLang Pass Timing Report");
+  ASSERT_NE(error_at, std::string::npos) << run.err;
+  ASSERT_NE(report_at, std::string::npos) << run.err;
+  EXPECT_LT(error_at, report_at);
+  EXPECT_NE(run.err.find("(3 passes)"), std::string::npos) << run.err;
+  EXPECT_EQ(
+      depth_and_names(report_rows(run.err)),
+      (std::vector<std::pair<int, std::string>>{{0, "InterpreterPass(matmul_128 +2 more)"},
+                                                {0, "SymbolDCE(matmul_128 +2 more)"},
+                                                {0, "OneShotBufferize(matmul_128 +1 more)"}}));
+  const passtiming::Profile p =
+      passtiming::parse_profile_json(read_text(profile), profile.string());
+  ASSERT_EQ(p.sections.size(), 1u);
+  ASSERT_EQ(p.sections[0].records.size(), 3u);
+  for (const passtiming::Record& r : p.sections[0].records) {
+    const bool is_failed_pass = p.sections[0].name_of(r) == "OneShotBufferize";
+    EXPECT_EQ((r.flags & passtiming::kRecordFailed) != 0, is_failed_pass);
+  }
+}
+
+TEST(MlirOptToolTest, ThresholdHidesShortPasses) {
+  const ToolRun run = run_tool(example("matmul_tiled.mlir") + " " + pipeline_arg() +
+                               " --passtiming-threshold-ms=1000 -o /dev/null");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("(inclusive threshold: 1000.0ms)\n"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("(37 passes skipped - under 1000.0ms inclusive threshold)"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST(MlirOptToolTest, BadThresholdIsAUsageError) {
+  const ToolRun run = run_tool(example("matmul_tiled.mlir") + " --passtiming-threshold-ms=abc");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("--passtiming-threshold-ms must be a finite non-negative number (got "
+                         "'abc')"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST(MlirOptToolTest, WithoutTheFlagItIsMlirOpt) {
+  const ToolRun run = run_tool(example("matmul_tiled.mlir") + " " + pipeline_arg());
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  EXPECT_NE(run.out.find("llvm.func @matmul_pv"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,37 @@
+#pragma once
+/// \file
+/// The pieces of the `passtiming` Python module, one source file each, wired
+/// together in module.cc.
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <string_view>
+
+namespace passtiming::python {
+
+namespace py = pybind11;
+
+/// Binds `PassTimingRecord`.
+void bind_record(py::module_& m);
+/// Binds the instrument, its callback object, `build_pass_instruments`,
+/// `report_pass_timing_on_exit` and `ManualClock`.
+void bind_instrument(py::module_& m);
+
+/// Routes the core's `tilelang.pass_timing` and `passtiming` loggers into
+/// Python's `logging`, and back to stderr when the interpreter shuts down.
+void install_log_forwarding(py::module_& m);
+
+/// The seed's kernel label of a TVM-like module: "" for None or no
+/// functions, else the functions' `attrs["global_symbol"]` (or their key's
+/// `name_hint`) through `passtiming::kernel_label`. Never raises: any error
+/// in the user's objects gives "", as the seed does.
+std::string kernel_label_of(py::handle mod) noexcept;
+
+/// A view of the UTF-8 text of the str `text`. Text that cannot be encoded
+/// (lone surrogates) is encoded with backslash escapes into `storage`, which
+/// must outlive the view. Non-str objects are converted with str() first.
+/// Raises (error_already_set) only when str() itself fails.
+std::string_view utf8_of(py::handle text, py::object& storage);
+
+}  // namespace passtiming::python

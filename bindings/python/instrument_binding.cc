@@ -1,0 +1,175 @@
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bindings.h"
+#include "passtiming/clock.h"
+#include "passtiming/logging.h"
+#include "passtiming/pass_timing.h"
+#include "passtiming/report.h"
+#include "passtiming/timing_state.h"
+#include "timing_callbacks.h"
+
+namespace passtiming::python {
+namespace {
+
+/// `TileLangPassTimingInstrument`: the wrapper users keep for the report.
+struct TimingInstrument {
+  double threshold_ms = 0.0;
+  std::shared_ptr<TimingCallbacks> callbacks;
+  py::object instrument;  ///< the Python object of `callbacks`, made once
+};
+
+/// Runs the report when a `with` block ends, however it ends.
+struct ReportOnExit {
+  py::object timing;
+  py::object context;
+};
+
+std::shared_ptr<const Clock> clock_or_default(std::shared_ptr<Clock> clock) {
+  if (clock) return clock;
+  return steady_clock();
+}
+
+/// A report's context as Python's truthiness has it: None and falsy values
+/// mean no context line.
+std::optional<std::string> context_text(py::handle context) {
+  if (context.is_none() || !py::bool_(py::reinterpret_borrow<py::object>(context))) {
+    return std::nullopt;
+  }
+  py::object storage;
+  return std::string(utf8_of(context, storage));
+}
+
+std::string report_text(const TimingInstrument& self, py::handle context) {
+  std::optional<std::string> text = context_text(context);
+  return render_report(self.callbacks->machine.section(), self.threshold_ms,
+                       text ? std::optional<std::string_view>(*text) : std::nullopt);
+}
+
+void bind_clocks(py::module_& m) {
+  py::class_<Clock, std::shared_ptr<Clock>>(m, "Clock", "A monotonic time source.")
+      .def("now_ns", &Clock::now_ns, "Reads the clock, in nanoseconds.");
+  py::class_<ManualClock, Clock, std::shared_ptr<ManualClock>>(
+      m, "ManualClock",
+      "A clock for tests: each read returns the next scripted time, then the current time.")
+      .def(py::init<Nanoseconds>(), py::arg("start") = 0)
+      .def("set", &ManualClock::set, py::arg("ns"),
+           "Sets the time read once the script is used up.")
+      .def("advance", &ManualClock::advance, py::arg("delta_ns"))
+      .def("script", &ManualClock::script, py::arg("times_ns"),
+           "Queues the values of the next reads, in nanoseconds.")
+      .def("script_seconds", &ManualClock::script_seconds, py::arg("times_s"),
+           "Queues the values of the next reads, in seconds.")
+      .def_property_readonly("reads", &ManualClock::reads, "Number of reads so far.");
+}
+
+void bind_timing_instrument(py::module_& m) {
+  py::class_<TimingInstrument>(
+      m, "TileLangPassTimingInstrument",
+      "Per-pass timing instrument for tilelang compilation pipelines.\n\n"
+      "threshold_ms: only show passes whose inclusive duration meets this threshold (ms);\n"
+      "0.0 shows all passes. clock: a Clock to read instead of the steady clock (tests).")
+      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock) {
+             if (!std::isfinite(threshold_ms) || threshold_ms < 0) {
+               throw py::value_error("threshold_ms must be a finite non-negative number (got " +
+                                     py::repr(py::float_(threshold_ms)).cast<std::string>() + ")");
+             }
+             auto callbacks = std::make_shared<TimingCallbacks>(clock_or_default(std::move(clock)));
+             py::object instrument = make_timing_pass_instrument(callbacks);
+             return TimingInstrument{threshold_ms, std::move(callbacks), std::move(instrument)};
+           }),
+           py::arg("threshold_ms") = 0.0, py::kw_only(), py::arg("clock") = nullptr)
+      .def_property_readonly(
+          "instrument", [](const TimingInstrument& self) { return self.instrument; },
+          "The pass instrument to add to a PassContext.")
+      .def_property_readonly(
+          "records",
+          [](const TimingInstrument& self) {
+            return pass_timing_records(self.callbacks->machine.section());
+          },
+          "The completed records of the last PassContext, sorted by sequence.")
+      .def_property_readonly(
+          "total_duration_s",
+          [](const TimingInstrument& self) {
+            return self.callbacks->machine.section().total_seconds();
+          },
+          "Sum of the top-level passes' inclusive durations (s).")
+      .def_property_readonly("threshold_ms",
+                             [](const TimingInstrument& self) { return self.threshold_ms; })
+      .def("report", &report_text, py::arg("context") = py::none(),
+           "Generate a formatted timing report string.")
+      .def(
+          "print_report",
+          [](const TimingInstrument& self, py::handle context) {
+            get_logger(kTimingLoggerName).info("\n" + report_text(self, context));
+          },
+          py::arg("context") = py::none(),
+          "Log the timing report at INFO on the logger 'tilelang.pass_timing'.")
+      .def("__repr__", [](const TimingInstrument& self) {
+        return py::str("<TileLangPassTimingInstrument threshold_ms={!r} records={}>")
+            .format(self.threshold_ms, self.callbacks->machine.section().records.size());
+      });
+}
+
+void bind_report_on_exit(py::module_& m) {
+  py::class_<ReportOnExit>(m, "PassTimingReportOnExit",
+                           "Context manager returned by report_pass_timing_on_exit.")
+      .def("__enter__", [](const ReportOnExit&) { return py::none(); })
+      .def(
+          "__exit__",
+          [](const ReportOnExit& self, py::handle exc_type, py::handle, py::handle) {
+            if (self.timing.is_none()) return false;
+            try {
+              self.timing.attr("print_report")(py::arg("context") = self.context);
+            } catch (py::error_already_set& error) {
+              // The report must neither hide the block's own exception nor
+              // fail a compile that succeeded; interrupts still go through.
+              if (!error.matches(PyExc_Exception) && exc_type.is_none()) throw;
+              get_logger(kTimingLoggerName)
+                  .error(std::string("could not build the pass timing report: ") + error.what());
+            }
+            return false;  // never swallow the block's exception
+          },
+          py::arg("exc_type"), py::arg("exc_value"), py::arg("traceback"));
+
+  m.def(
+      "report_pass_timing_on_exit",
+      [](py::object timing_instrument, py::object context) {
+        return ReportOnExit{std::move(timing_instrument), std::move(context)};
+      },
+      py::arg("timing_instrument"), py::arg("context"),
+      "Emit a timing report after PassContext exits, including on failure.");
+}
+
+}  // namespace
+
+void bind_instrument(py::module_& m) {
+  bind_clocks(m);
+  bind_timing_callbacks(m);
+  bind_timing_instrument(m);
+  bind_report_on_exit(m);
+
+  m.def(
+      "build_pass_instruments",
+      [](py::handle base_instruments, py::object threshold_ms, py::object clock) {
+        // Always a new list: the caller's sequence is never modified.
+        PyObject* copy = PySequence_List(base_instruments.ptr());
+        if (!copy) throw py::error_already_set();
+        auto instruments = py::reinterpret_steal<py::list>(copy);
+        if (threshold_ms.is_none()) return py::make_tuple(instruments, py::none());
+        py::object timing =
+            py::type::of<TimingInstrument>()(threshold_ms, py::arg("clock") = clock);
+        instruments.insert(0, timing.attr("instrument"));
+        return py::make_tuple(instruments, timing);
+      },
+      py::arg("base_instruments"), py::arg("threshold_ms"), py::kw_only(),
+      py::arg("clock") = py::none(),
+      "Build instruments with timing first so later after-pass callbacks are excluded.\n"
+      "Returns (instruments, timing), timing being None when threshold_ms is None.");
+}
+
+}  // namespace passtiming::python

@@ -1,0 +1,35 @@
+#pragma once
+/// \file
+/// The object behind `TileLangPassTimingInstrument.instrument`: TVM's Python
+/// pass-instrument protocol over the core's timing state machine.
+///
+/// It is a hand-written CPython type rather than a pybind11 class because
+/// its two per-pass methods are the profiler's whole cost inside a compile:
+/// vectorcall methods with no argument conversion keep a pass pair well
+/// under a microsecond.
+
+#include <memory>
+
+#include "bindings.h"
+#include "passtiming/clock.h"
+#include "passtiming/timing_state.h"
+
+namespace passtiming::python {
+
+/// The callback state. It never refers to the Python wrapper, so a
+/// PassContext that keeps the instrument does not keep the wrapper alive.
+/// Calls arrive with the GIL held, which serialises them as the state
+/// machine requires.
+struct TimingCallbacks {
+  explicit TimingCallbacks(std::shared_ptr<const Clock> c) : clock(std::move(c)) {}
+  std::shared_ptr<const Clock> clock;
+  TimingStateMachine machine;
+};
+
+/// Adds the type `TimingPassInstrument` to `m`.
+void bind_timing_callbacks(py::module_& m);
+
+/// A new `TimingPassInstrument` sharing `callbacks`.
+py::object make_timing_pass_instrument(std::shared_ptr<TimingCallbacks> callbacks);
+
+}  // namespace passtiming::python
