@@ -7,7 +7,7 @@ BUILD_DIR="${PASSTIMING_BUILD_DIR:-$PASSTIMING_ROOT/build}"
 
 PACKAGES=(
   cmake ninja-build g++ pkg-config
-  libfmt-dev libsimdjson-dev libcli11-dev
+  make python3 libfmt-dev libsimdjson-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-19-dev clang-19 libclang-rt-19-dev
   libmlir-19-dev mlir-19-tools

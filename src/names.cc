@@ -5,18 +5,9 @@
 #include <stdexcept>
 
 namespace passtiming {
-namespace {
-
-std::size_t cache_slot(const char* data, std::size_t size) {
-  auto bits = reinterpret_cast<std::uintptr_t>(data);
-  return ((bits >> 4) ^ (bits >> 10) ^ size) & 63;
-}
-
-}  // namespace
-
 NameTable::NameTable() {
   strings_.emplace_back();
-  index_.emplace(std::string_view(strings_.front()), 0);
+  rebuild_index();
 }
 
 NameTable::NameTable(const NameTable& other)
@@ -58,20 +49,17 @@ NameTable::~NameTable() = default;
 
 void NameTable::rebuild_index() {
   index_.clear();
+  views_.clear();
   cache_ = {};
   index_.reserve(strings_.size());
+  views_.reserve(strings_.size());
   for (std::size_t i = 0; i < strings_.size(); ++i) {
-    index_.emplace(std::string_view(strings_[i]), static_cast<NameId>(i));
+    views_.emplace_back(strings_[i]);
+    index_.emplace(views_.back(), static_cast<NameId>(i));
   }
 }
 
-NameId NameTable::intern(std::string_view text) {
-  if (text.empty()) return 0;
-  CacheSlot& slot = cache_[cache_slot(text.data(), text.size())];
-  if (slot.data == text.data() && slot.size == text.size() &&
-      std::memcmp(strings_[slot.id].data(), text.data(), text.size()) == 0) {
-    return slot.id;
-  }
+NameId NameTable::intern_slow(std::string_view text) {
   NameId id;
   if (auto it = index_.find(text); it != index_.end()) {
     id = it->second;
@@ -80,9 +68,10 @@ NameId NameTable::intern(std::string_view text) {
     id = static_cast<NameId>(strings_.size());
     strings_.emplace_back(text);
     string_bytes_ += text.size();
-    index_.emplace(std::string_view(strings_.back()), id);
+    views_.emplace_back(strings_.back());
+    index_.emplace(views_.back(), id);
   }
-  slot = CacheSlot{text.data(), text.size(), id};
+  cache_[cache_slot(text.data(), text.size())] = CacheSlot{text.data(), text.size(), id};
   return id;
 }
 

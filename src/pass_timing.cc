@@ -1,7 +1,9 @@
 #include "passtiming/pass_timing.h"
 
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "passtiming/logging.h"
 #include "passtiming/report.h"
@@ -19,6 +21,55 @@ class TimingInstrumentState {
   const Clock& clock() const { return *clock_; }
   std::string label;
 
+  /// The thread inside enter_pass_ctx..exit_pass_ctx, or none. One state
+  /// machine times one PassContext on one thread at a time: a second thread
+  /// that enters while another is inside is refused (logged once) and its
+  /// callbacks ignored, rather than silently corrupting the first thread's
+  /// stack. A plain load per callback; the CAS is paid once per context.
+  std::atomic<std::thread::id> owner{};
+  std::atomic<bool> warned_foreign{false};
+
+  /// Whether the calling thread may drive the machine now.
+  bool admits_caller() {
+    const std::thread::id current = owner.load(std::memory_order_relaxed);
+    if (current == std::thread::id{} || current == std::this_thread::get_id()) return true;
+    refuse();
+    return false;
+  }
+  /// enter_pass_ctx: claims the machine for this thread.
+  bool claim() {
+    std::thread::id expected{};
+    const std::thread::id self = std::this_thread::get_id();
+    if (owner.compare_exchange_strong(expected, self, std::memory_order_acquire) ||
+        expected == self) {
+      return true;
+    }
+    refuse();
+    return false;
+  }
+  /// exit_pass_ctx: gives the machine back; false when another thread has it.
+  bool release() {
+    const std::thread::id current = owner.load(std::memory_order_relaxed);
+    if (current != std::thread::id{} && current != std::this_thread::get_id()) {
+      refuse();
+      return false;
+    }
+    owner.store(std::thread::id{}, std::memory_order_release);
+    return true;
+  }
+
+ private:
+  void refuse() {
+    if (warned_foreign.exchange(true)) return;
+    get_logger(kTimingLoggerName)
+        .error(
+            "TileLangPassTimingInstrument used by a second thread while another is inside its "
+            "PassContext; that thread's passes are not timed (give each thread its own "
+            "instrument, e.g. PassTimingTool::instruments_for)");
+  }
+
+ public:
+
  private:
   std::shared_ptr<const Clock> clock_;
 };
@@ -32,17 +83,27 @@ class TimingPassInstrument final : public PassInstrument {
       : state_(std::move(state)) {}
 
   std::string_view name() const override { return "TileLangPassTimingInstrument"; }
-  void enter_pass_ctx() override { state_->machine.enter(state_->clock().now_ns(), state_->label); }
-  void exit_pass_ctx() override { state_->machine.exit(state_->clock().now_ns()); }
+  void enter_pass_ctx() override {
+    if (!state_->claim()) return;
+    state_->machine.enter(state_->clock().now_ns(), state_->label);
+  }
+  void exit_pass_ctx() override {
+    if (!state_->admits_caller()) return;
+    state_->machine.exit(state_->clock().now_ns());
+    state_->release();
+  }
   void run_before_pass(const IRModule& mod, const PassInfo& info) override {
+    if (!state_->admits_caller()) return;
     state_->machine.before_now(state_->clock(), info.name, mod.kernel_label());
   }
   void run_after_pass(const IRModule&, const PassInfo& info) override {
     // Read the clock first: the lookup below is not the pass's time.
     const Nanoseconds t = state_->clock().now_ns();
+    if (!state_->admits_caller()) return;
     state_->machine.after(t, info.name);
   }
   void run_skipped_pass(const IRModule& mod, const PassInfo& info) override {
+    if (!state_->admits_caller()) return;
     state_->machine.skip(state_->clock().now_ns(), info.name, mod.kernel_label());
   }
 

@@ -6,6 +6,43 @@
 #include "passtiming/report.h"
 
 namespace passtiming {
+namespace {
+
+/// Hands events to the session's log one at a time: sections compiled on
+/// different threads share one EventLogWriter, which is not thread-safe.
+/// Only sessions with an event log pay for the lock.
+class SerializedObserver final : public EventObserver {
+ public:
+  explicit SerializedObserver(EventObserver& target) : target_(target) {}
+  void on_enter(Nanoseconds t, std::string_view context) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_enter(t, context);
+  }
+  void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                 ThreadKey tid) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_before(t, pass, kernel, tid);
+  }
+  void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_after(t, pass, tid);
+  }
+  void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
+               ThreadKey tid) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_skip(t, pass, kernel, tid);
+  }
+  void on_exit(Nanoseconds t) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_exit(t);
+  }
+
+ private:
+  std::mutex mutex_;
+  EventObserver& target_;
+};
+
+}  // namespace
 
 PassTimingTool::PassTimingTool(double threshold_ms, std::shared_ptr<const Clock> clock)
     : PassTimingTool(threshold_ms, std::move(clock),
@@ -23,6 +60,7 @@ PassTimingTool::PassTimingTool(double threshold_ms, std::shared_ptr<const Clock>
   if (outputs_.events_path) {
     try {
       events_ = EventLogWriter::open(*outputs_.events_path, metadata_);
+      serialized_events_ = std::make_unique<SerializedObserver>(*events_);
     } catch (const std::exception& e) {
       // The compile goes on without the log; the user learns why.
       get_logger(kTimingLoggerName).error(e.what());
@@ -44,7 +82,8 @@ PassTimingTool::~PassTimingTool() { finish(); }
 std::shared_ptr<TileLangPassTimingInstrument> PassTimingTool::new_section(std::string context) {
   auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms_, clock_);
   timing->set_context_label(std::move(context));
-  if (events_) timing->set_observer(events_.get());
+  std::lock_guard lock(mutex_);
+  if (events_ && !finished_) timing->set_observer(serialized_events_.get());
   sections_.push_back(timing);
   return timing;
 }
@@ -59,6 +98,7 @@ std::vector<PassInstrumentPtr> PassTimingTool::instruments_for(std::string conte
 }
 
 Profile PassTimingTool::profile() const {
+  std::lock_guard lock(mutex_);
   Profile profile;
   profile.metadata = metadata_;
   profile.sections.reserve(sections_.size());
@@ -71,8 +111,11 @@ std::string PassTimingTool::report() const {
 }
 
 void PassTimingTool::finish() noexcept {
-  if (finished_) return;
-  finished_ = true;
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+  }
   try {
     get_logger(kTimingLoggerName).info("\n" + report());
   } catch (...) {
@@ -89,7 +132,10 @@ void PassTimingTool::finish() noexcept {
   if (events_) {
     // Instruments may outlive the session inside a PassContext: they stop
     // reporting to the log before it goes away.
-    for (const auto& timing : sections_) timing->set_observer(nullptr);
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& timing : sections_) timing->set_observer(nullptr);
+    }
     events_->close();
   }
 }

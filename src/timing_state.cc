@@ -38,8 +38,7 @@ void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   next_sequence_ = 0;
 }
 
-TimingStateMachine::ThreadStack& TimingStateMachine::stack_for(ThreadKey tid) {
-  if (last_stack_ < stacks_.size() && stacks_[last_stack_].key == tid) return stacks_[last_stack_];
+TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey tid) {
   for (std::size_t i = 0; i < stacks_.size(); ++i) {
     if (stacks_[i].key == tid) {
       last_stack_ = i;
@@ -152,7 +151,12 @@ void TimingStateMachine::after(Nanoseconds t, std::string_view pass, ThreadKey t
   }
   const Frame frame = stack.frames.back();
   stack.frames.pop_back();
-  const Nanoseconds inclusive = t - frame.start_ns;
+  // Replayed logs may carry any timestamps: a clock that went backwards
+  // gives zero, and a difference past 64 bits saturates instead of wrapping.
+  Nanoseconds inclusive = 0;
+  if (t > frame.start_ns && __builtin_sub_overflow(t, frame.start_ns, &inclusive)) {
+    inclusive = std::numeric_limits<Nanoseconds>::max();
+  }
   Record record;
   record.name = frame.name;
   record.kernel = frame.kernel;
@@ -174,7 +178,9 @@ void TimingStateMachine::after(Nanoseconds t, std::string_view pass, ThreadKey t
   section_.records.push_back(record);
   // Children that ran in parallel on other threads can add up to more than
   // the parent's wall time; self time is clamped at zero above, never negative.
-  if (parent != nullptr) parent->children_ns += inclusive;
+  if (parent != nullptr && __builtin_add_overflow(parent->children_ns, inclusive, &parent->children_ns)) {
+    parent->children_ns = std::numeric_limits<Nanoseconds>::max();
+  }
 }
 
 void TimingStateMachine::skip(Nanoseconds t, std::string_view pass, std::string_view kernel,

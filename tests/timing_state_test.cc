@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "test_support.h"
 
 namespace passtiming {
@@ -51,6 +53,24 @@ TEST(TimingStateMachineTest, SelfTimeNeverNegative) {
   sm.after(50, "parent");
   EXPECT_EQ(sm.section().records[1].inclusive_ns, 40);
   EXPECT_EQ(sm.section().records[1].self_ns, 0);
+}
+
+TEST(TimingStateMachineTest, BackwardsAndExtremeTimestampsNeverGoNegativeOrWrap) {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.before(100, "backwards", "");
+  sm.after(40, "backwards");
+  EXPECT_EQ(sm.section().records[0].inclusive_ns, 0);
+  EXPECT_EQ(sm.section().records[0].self_ns, 0);
+  constexpr Nanoseconds kMin = std::numeric_limits<Nanoseconds>::min();
+  constexpr Nanoseconds kMax = std::numeric_limits<Nanoseconds>::max();
+  sm.before(kMin, "outer", "");
+  sm.before(kMin, "huge", "");
+  sm.after(kMax, "huge");
+  sm.after(kMax, "outer");
+  EXPECT_EQ(sm.section().records[1].inclusive_ns, kMax);
+  EXPECT_EQ(sm.section().records[2].inclusive_ns, kMax);
+  EXPECT_EQ(sm.section().records[2].self_ns, 0);
 }
 
 TEST(TimingStateMachineTest, UnmatchedAfterOnEmptyStack) {

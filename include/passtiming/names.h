@@ -6,10 +6,12 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace passtiming {
 
@@ -34,19 +36,34 @@ class NameTable {
   /// answered from a small cache keyed by the buffer's address, without
   /// hashing the text; the text is still compared, so a reused buffer with
   /// new contents is never mistaken for the old string.
-  NameId intern(std::string_view text);
+  NameId intern(std::string_view text) {
+    if (text.empty()) return 0;
+    const CacheSlot& slot = cache_[cache_slot(text.data(), text.size())];
+    if (slot.data == text.data() && slot.size == text.size() &&
+        std::memcmp(views_[slot.id].data(), text.data(), text.size()) == 0) {
+      return slot.id;
+    }
+    return intern_slow(text);
+  }
 
   /// The id of `text` when present, or `npos`.
   NameId find(std::string_view text) const;
   static constexpr NameId npos = ~NameId{0};
 
-  std::string_view operator[](NameId id) const { return strings_[id]; }
-  std::size_t size() const { return strings_.size(); }
+  std::string_view operator[](NameId id) const { return views_[id]; }
+  std::size_t size() const { return views_.size(); }
   /// Bytes held by the strings themselves.
   std::size_t string_bytes() const { return string_bytes_; }
 
  private:
   void rebuild_index();
+  NameId intern_slow(std::string_view text);
+  static std::size_t cache_slot(const char* data, std::size_t size) {
+    // Fibonacci hashing: neighbouring buffers (PassInfo objects side by
+    // side) land in different slots.
+    const auto bits = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(data)) ^ size;
+    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> 58);
+  }
 
   struct CacheSlot {
     const char* data = nullptr;
@@ -56,6 +73,8 @@ class NameTable {
   /// std::deque keeps every string at a stable address, so the index's
   /// string_views stay valid as the table grows.
   std::deque<std::string> strings_;
+  /// Views of `strings_`, for indexing without the deque's block arithmetic.
+  std::vector<std::string_view> views_;
   std::unordered_map<std::string_view, NameId> index_;
   std::array<CacheSlot, 64> cache_{};
   std::size_t string_bytes_ = 0;

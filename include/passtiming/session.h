@@ -4,6 +4,7 @@
 /// (lowering, host codegen, device codegen), each timed into its own section.
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,8 @@ class PassTimingTool {
   ~PassTimingTool();
 
   /// A fresh timing instrument for the next PassContext, labelled `context`.
+  /// Thread-safe: threads compiling at once each take their own section (and
+  /// each must use its own instrument). Sections are kept in creation order.
   std::shared_ptr<TileLangPassTimingInstrument> new_section(std::string context);
   /// The instruments for the next PassContext: a fresh timing instrument
   /// labelled `context` first, then `base` in order.
@@ -80,6 +83,11 @@ class PassTimingTool {
   OutputSettings outputs_;
   ProfileMetadata metadata_;
   std::unique_ptr<EventLogWriter> events_;
+  /// Serialises the sections' events into `events_` (threads share the log).
+  std::unique_ptr<EventObserver> serialized_events_;
+  /// Guards `sections_` and `finished_` against threads calling
+  /// new_section() at once.
+  mutable std::mutex mutex_;
 };
 
 }  // namespace passtiming

@@ -130,7 +130,12 @@ class TimingStateMachine {
     std::vector<Frame> frames;
   };
 
-  ThreadStack& stack_for(ThreadKey tid);
+  ThreadStack& stack_for(ThreadKey tid) {
+    // One thread, or the same thread as the last event: no search.
+    if (last_stack_ < stacks_.size() && stacks_[last_stack_].key == tid) return stacks_[last_stack_];
+    return find_or_add_stack(tid);
+  }
+  ThreadStack& find_or_add_stack(ThreadKey tid);
   Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack);
   Frame& push_child_frame(std::string_view pass, std::string_view kernel, ThreadKey tid,
                           const ParentRef* parent);

@@ -24,6 +24,11 @@ int run_cli(int argc, const char* const* argv) {
     actions.emplace_back(app.get_subcommands({}).back(), std::move(action));
   };
   add(add_report_command);
+  add(add_summary_command);
+  add(add_merge_command);
+  add(add_diff_command);
+  add(add_convert_command);
+  add(add_run_command);
 
   try {
     app.parse(argc, argv);

@@ -22,6 +22,22 @@ using Action = std::function<int()>;
 /// `passtiming report EVENTS.jsonl [--threshold-ms X]`
 Action add_report_command(CLI::App& app);
 
+/// `passtiming run [--threshold-ms X] [-o PROFILE] -- COMMAND…`: a compile
+/// (or a build) with the LLVM pass plugin injected.
+Action add_run_command(CLI::App& app);
+
+/// `passtiming summary FILE... [--by pass|kernel|context] [--top N] [--threshold-ms X]`
+Action add_summary_command(CLI::App& app);
+
+/// `passtiming merge FILE... -o OUT`
+Action add_merge_command(CLI::App& app);
+
+/// `passtiming diff BASE NEW | --base FILE... --new FILE... [--fail-above PCT] [--min-ms X]`
+Action add_diff_command(CLI::App& app);
+
+/// `passtiming convert INPUT --to chrome|html|json [-o OUT]`
+Action add_convert_command(CLI::App& app);
+
 /// Runs the tool with `argv`; the process's main and the tests call this.
 int run_cli(int argc, const char* const* argv);
 

@@ -8,6 +8,8 @@
 #include "commands.h"
 #include "passtiming/errors.h"
 #include "passtiming/event_log.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
 #include "passtiming/report.h"
 #include "passtiming/settings.h"
 
@@ -17,13 +19,20 @@ Action add_report_command(CLI::App& app) {
   struct Options {
     std::string input;
     std::string threshold = "0";
+    std::string format = "text";
+    std::string output = "-";
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
-      "report", "Print the seed-format report of an event log ('-' reads stdin)");
-  sub->add_option("EVENTS", options->input, "JSON Lines event log")->required();
+      "report",
+      "Print the seed-format report of a JSON profile or an event log ('-' reads stdin)");
+  sub->add_option("EVENTS", options->input, "JSON profile or JSON Lines event log")->required();
   sub->add_option("--threshold-ms", options->threshold,
                   "hide passes whose inclusive time is under this many milliseconds");
+  sub->add_option("--format", options->format,
+                  "text (the seed's report, default) or json (the input as a JSON profile)")
+      ->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
 
   return [options]() -> int {
     double threshold = 0;
@@ -34,22 +43,18 @@ Action add_report_command(CLI::App& app) {
       return kExitUsage;
     }
     try {
-      Profile profile;
-      if (options->input == "-") {
-        profile = replay_event_log(std::cin, "<stdin>");
+      // A JSON profile or an event log, told apart by content.
+      const Profile profile = load_profile(options->input);
+      std::string text;
+      if (options->format == "json") {
+        text = profile_to_json(profile);
       } else {
-        std::ifstream in(options->input, std::ios::binary);
-        if (!in) {
-          std::fprintf(stderr, "%s: cannot open file\n", options->input.c_str());
-          return kExitUsage;
-        }
-        profile = replay_event_log(in, options->input);
+        text = render_session_report(profile, threshold);
+        text.push_back('\n');
       }
-      std::string text = render_session_report(profile, threshold);
-      text.push_back('\n');
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      return std::fflush(stdout) == 0 ? kExitOk : kExitUsage;
-    } catch (const InputError& e) {
+      write_file_atomically(options->output, text);
+      return kExitOk;
+    } catch (const std::exception& e) {
       std::fprintf(stderr, "%s\n", e.what());
       return kExitUsage;
     }

@@ -1,0 +1,108 @@
+#pragma once
+/// \file
+/// passtiming for LLVM's new pass manager: timing callbacks registered on an
+/// `llvm::PassInstrumentationCallbacks`, for compilers that embed LLVM. The
+/// pass plugin (`libpasstiming_llvm.so`) is built on this class.
+///
+/// Every pass execution becomes a record, pass managers and adaptors
+/// included, so depth and self time are real. The kernel label is the IR
+/// unit: the function for function and loop passes, the module identifier for
+/// module passes, `FIRST +N more` for a call-graph SCC.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "passtiming/clock.h"
+#include "passtiming/profile.h"
+#include "passtiming/timing_state.h"
+
+namespace llvm {
+class Any;
+class PassInstrumentationCallbacks;
+}  // namespace llvm
+
+namespace passtiming::llvm {
+
+/// What the instrument records besides passes.
+struct InstrumentOptions {
+  /// Analyses run on demand inside passes become records too (nested under
+  /// the pass that asked for them), so a pass's self time excludes them.
+  bool record_analyses = false;
+  /// The section's context label ("" for none).
+  std::string context;
+  /// Receives every raw event, the section's opening included (not owned).
+  EventObserver* observer = nullptr;
+};
+
+/// Times every pass execution of the pipelines that use the callbacks it is
+/// registered on. Like LLVM's own TimePassesHandler it serves one pipeline at
+/// a time on one thread. No callback ever throws: an internal failure (out of
+/// memory) stops the timing with one message and the compile goes on.
+///
+///     passtiming::llvm::TimingInstrument timing;
+///     timing.register_callbacks(pic);  // before PassBuilder pb(tm, pto, pgo, &pic) runs
+///     mpm.run(module, mam);
+///     std::string text = timing.report(/*threshold_ms=*/0.0);
+class TimingInstrument {
+ public:
+  explicit TimingInstrument(InstrumentOptions options = {},
+                            std::shared_ptr<const Clock> clock = steady_clock());
+  TimingInstrument(const TimingInstrument&) = delete;
+  TimingInstrument& operator=(const TimingInstrument&) = delete;
+  ~TimingInstrument();
+
+  /// Registers the callbacks; `*this` must outlive every use of `pic`. The
+  /// before-callback is appended and the after-callbacks are put in front,
+  /// so instrumentation registered earlier (`-ftime-report`,
+  /// `-print-after-all`) runs outside the measured interval. Register last.
+  void register_callbacks(::llvm::PassInstrumentationCallbacks& pic);
+
+  /// The same, with `keep_alive` (the owner of this instrument) held by the
+  /// callbacks: the instrument lives exactly as long as `pic` does, and the
+  /// owner's destructor tells when the pipeline's callbacks are gone.
+  void register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
+                          std::shared_ptr<void> keep_alive);
+
+  /// The records so far (frames still running are not records yet).
+  const Section& section() const;
+  /// Ends the section: discards (with a warning naming them) the frames of
+  /// passes that never finished, and returns the records. Later callbacks
+  /// start a fresh section.
+  Section finish();
+
+  /// The seed-format report of the records so far.
+  std::string report(double threshold_ms) const;
+
+  /// Hands every raw event to `observer` too (not owned; null for none).
+  void set_observer(EventObserver* observer);
+  /// True once an internal failure has stopped the timing.
+  bool stopped() const { return stopped_; }
+
+  /// The callbacks themselves, public for benchmarks and embedders that
+  /// dispatch events their own way. `ir` is the `llvm::Any` LLVM passes.
+  void before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept;
+  void after_pass(std::string_view pass) noexcept;
+  void skipped_pass(std::string_view pass, const ::llvm::Any& ir) noexcept;
+
+ private:
+  void stop(const char* what) noexcept;
+
+  InstrumentOptions options_;
+  std::shared_ptr<const Clock> clock_;
+  TimingStateMachine state_;
+  std::string scratch_label_;
+  std::vector<std::string_view> scratch_symbols_;
+  bool stopped_ = false;
+};
+
+/// The kernel label of the IR unit an instrumentation callback receives:
+/// module identifier, function name (also for loops and machine functions),
+/// or `FIRST +N more` for a call-graph SCC; "" for anything else. The view
+/// points into the IR or into `scratch`.
+std::string_view ir_unit_label(const ::llvm::Any& ir, std::string& scratch,
+                               std::vector<std::string_view>& symbols);
+
+}  // namespace passtiming::llvm

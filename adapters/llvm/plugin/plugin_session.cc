@@ -1,0 +1,149 @@
+#include "plugin_session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "passtiming/event_log_writer.h"
+#include "passtiming/logging.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
+#include "passtiming/report.h"
+
+namespace passtiming::llvm_plugin {
+namespace {
+
+/// What the process has recorded so far, shared by its pipelines: a compiler
+/// process may run several compiles (clang's in-process cc1 jobs), and each
+/// output file always holds all of them.
+struct ProcessOutputs {
+  std::mutex mutex;
+  std::vector<PipelineSession*> running;
+  Profile profile;               ///< every finished section
+  std::string report_file_text;  ///< every report written to the report file
+  std::unique_ptr<EventLogWriter> events;
+  std::string events_path;
+  bool exit_hook_installed = false;
+};
+
+ProcessOutputs& process_outputs() {
+  // Never destroyed: the exit hook may run after static destructors.
+  static ProcessOutputs* outputs = new ProcessOutputs();
+  return *outputs;
+}
+
+void print_error(const std::string& message) noexcept {
+  std::fprintf(stderr, "passtiming: %s\n", message.c_str());
+  std::fflush(stderr);
+}
+
+void write_to_stderr(const std::string& text) noexcept {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+void install_exit_hook(ProcessOutputs& outputs) {
+  if (outputs.exit_hook_installed) return;
+  // What the hook uses is constructed first, so it is still alive when the
+  // hook runs (exit handlers run in reverse order of registration).
+  get_logger(kTimingLoggerName);
+  steady_clock();
+  if (std::atexit([] { PipelineSession::finish_all(); }) != 0) {
+    throw std::runtime_error("cannot install the process-exit hook");
+  }
+  outputs.exit_hook_installed = true;
+}
+
+}  // namespace
+
+PipelineSession::PipelineSession(const PluginSettings& settings, EventObserver* observer)
+    : settings_(settings),
+      instrument_(llvm::InstrumentOptions{settings.record_analyses, settings.context, observer}) {}
+
+std::shared_ptr<PipelineSession> PipelineSession::start(const PluginSettings& settings) {
+  ProcessOutputs& outputs = process_outputs();
+  std::lock_guard<std::mutex> lock(outputs.mutex);
+  install_exit_hook(outputs);
+  if (outputs.profile.metadata.tool.empty()) outputs.profile.metadata = current_process_metadata();
+  if (!settings.events_path.empty() && !outputs.events) {
+    try {
+      outputs.events = EventLogWriter::open(settings.events_path, outputs.profile.metadata);
+      outputs.events_path = settings.events_path;
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("{}: {}", kEventsSetting.environment, e.what()));
+    }
+  }
+  EventObserver* observer = settings.events_path.empty() ? nullptr : outputs.events.get();
+  std::shared_ptr<PipelineSession> session(new PipelineSession(settings, observer));
+  outputs.running.push_back(session.get());
+  return session;
+}
+
+PipelineSession::~PipelineSession() {
+  finish();
+}
+
+void PipelineSession::finish() noexcept {
+  ProcessOutputs& outputs = process_outputs();
+  std::lock_guard<std::mutex> lock(outputs.mutex);
+  if (finished_) return;
+  finished_ = true;
+  std::erase(outputs.running, this);
+  try {
+    Section section = instrument_.finish();
+    std::optional<std::string_view> context;
+    if (!settings_.context.empty()) context = settings_.context;
+    std::string report = render_report(section, settings_.threshold_ms, context);
+
+    switch (settings_.report) {
+      case ReportTarget::standard_error:
+        write_to_stderr(report + "\n");
+        break;
+      case ReportTarget::file:
+        try {
+          if (!outputs.report_file_text.empty()) outputs.report_file_text += "\n\n";
+          outputs.report_file_text += report;
+          write_file_atomically(settings_.report_path, outputs.report_file_text + "\n");
+        } catch (const std::exception& e) {
+          print_error(fmt::format("{}: {}", kReportSetting.environment, e.what()));
+        }
+        break;
+      case ReportTarget::off:
+        break;
+    }
+
+    outputs.profile.sections.push_back(std::move(section));
+    if (!settings_.profile_path.empty()) {
+      try {
+        write_profile_file(outputs.profile, settings_.profile_path);
+      } catch (const std::exception& e) {
+        print_error(fmt::format("{}: {}", kProfileSetting.environment, e.what()));
+      }
+    }
+  } catch (const std::exception& e) {
+    print_error(fmt::format("cannot write the pass timing report: {}", e.what()));
+  } catch (...) {
+    print_error("cannot write the pass timing report");
+  }
+}
+
+void PipelineSession::finish_all() noexcept {
+  ProcessOutputs& outputs = process_outputs();
+  std::vector<PipelineSession*> running;
+  {
+    std::lock_guard<std::mutex> lock(outputs.mutex);
+    running = outputs.running;
+  }
+  for (PipelineSession* session : running) session->finish();
+  std::lock_guard<std::mutex> lock(outputs.mutex);
+  if (outputs.events) outputs.events->close();
+}
+
+}  // namespace passtiming::llvm_plugin

@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// The settings of the pass plugin: each one comes from its `-passtiming-…`
+/// command-line option when given, else from its PASSTIMING_… environment
+/// variable. Free of LLVM headers, so it is tested on its own.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "passtiming/settings.h"
+
+namespace passtiming::llvm_plugin {
+
+/// Where the text report goes.
+enum class ReportTarget { standard_error, off, file };
+
+/// One setting's name as an option and as an environment variable.
+struct SettingName {
+  std::string_view option;       ///< e.g. "passtiming-threshold-ms" (used as -mllvm -NAME=…)
+  std::string_view environment;  ///< e.g. "PASSTIMING_THRESHOLD_MS"
+};
+
+inline constexpr SettingName kThresholdSetting{"passtiming-threshold-ms",
+                                               "PASSTIMING_THRESHOLD_MS"};
+inline constexpr SettingName kProfileSetting{"passtiming-profile", "PASSTIMING_PROFILE"};
+inline constexpr SettingName kEventsSetting{"passtiming-events", "PASSTIMING_EVENTS"};
+inline constexpr SettingName kReportSetting{"passtiming-report", "PASSTIMING_REPORT"};
+inline constexpr SettingName kContextSetting{"passtiming-context", "PASSTIMING_CONTEXT"};
+inline constexpr SettingName kAnalysesSetting{"passtiming-analyses", "PASSTIMING_ANALYSES"};
+
+/// The values given as command-line options (nullopt: option not given).
+struct OptionValues {
+  std::optional<std::string> threshold_ms, profile, events, report, context, analyses;
+};
+
+/// Everything the plugin needs to know, with `%p` already expanded.
+struct PluginSettings {
+  double threshold_ms = 0.0;
+  std::string profile_path;  ///< "" = no JSON profile
+  std::string events_path;   ///< "" = no event log
+  ReportTarget report = ReportTarget::standard_error;
+  std::string report_path;  ///< for ReportTarget::file
+  std::string context;
+  bool record_analyses = false;
+};
+
+/// Reads the settings: an option overrides the variable of the same setting.
+/// `pid` replaces `%p` in the three paths. Throws ConfigError whose message
+/// names the setting as it was given (`-passtiming-threshold-ms` or
+/// `PASSTIMING_THRESHOLD_MS`) and the bad value.
+///
+///     PluginSettings s = read_plugin_settings(options, Environment::process(), getpid());
+PluginSettings read_plugin_settings(const OptionValues& options, const Environment& env, long pid);
+
+}  // namespace passtiming::llvm_plugin

@@ -1,0 +1,52 @@
+// The kernel label of an IR unit as LLVM's instrumentation callbacks pass it:
+// an `llvm::Any` holding a const pointer to a Module, Function, Loop,
+// LazyCallGraph::SCC or MachineFunction.
+
+#include <llvm/ADT/Any.h>
+#include <llvm/Analysis/LazyCallGraph.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/CodeGen/MachineFunction.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+#include "passtiming/ir_module.h"
+#include "passtiming/llvm.h"
+
+namespace passtiming::llvm {
+namespace {
+
+std::string_view view(::llvm::StringRef text) {
+  return {text.data(), text.size()};
+}
+
+/// The unit's pointer when `ir` holds a `const T*`, else null. any_cast on a
+/// pointer compares one type id, which keeps this cheap on every pass.
+template <typename T>
+const T* unit_of(const ::llvm::Any& ir) {
+  const T* const* unit = ::llvm::any_cast<const T*>(&ir);
+  return unit ? *unit : nullptr;
+}
+
+}  // namespace
+
+std::string_view ir_unit_label(const ::llvm::Any& ir, std::string& scratch,
+                               std::vector<std::string_view>& symbols) {
+  // Function passes are by far the most frequent, so they are tried first.
+  if (const auto* function = unit_of<::llvm::Function>(ir)) return view(function->getName());
+  if (const auto* loop = unit_of<::llvm::Loop>(ir)) {
+    return view(loop->getHeader()->getParent()->getName());
+  }
+  if (const auto* scc = unit_of<::llvm::LazyCallGraph::SCC>(ir)) {
+    symbols.clear();
+    for (const ::llvm::LazyCallGraph::Node& node : *scc) {
+      symbols.push_back(view(node.getFunction().getName()));
+    }
+    scratch = kernel_label(symbols);
+    return scratch;
+  }
+  if (const auto* module = unit_of<::llvm::Module>(ir)) return module->getModuleIdentifier();
+  if (const auto* machine = unit_of<::llvm::MachineFunction>(ir)) return view(machine->getName());
+  return {};
+}
+
+}  // namespace passtiming::llvm

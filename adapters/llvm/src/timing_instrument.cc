@@ -1,0 +1,150 @@
+// TimingInstrument: LLVM's pass instrumentation callbacks driving the core
+// TimingStateMachine. This file is the boundary between LLVM (built without
+// exceptions) and the core (which may throw): nothing thrown here ever
+// reaches an LLVM frame.
+
+#include <llvm/ADT/Any.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/IR/PassInstrumentation.h>
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "passtiming/llvm.h"
+#include "passtiming/logging.h"
+#include "passtiming/report.h"
+
+namespace passtiming::llvm {
+namespace {
+
+std::string_view view(::llvm::StringRef text) {
+  return {text.data(), text.size()};
+}
+
+/// LLVM runs one pipeline on one thread per set of callbacks, so every frame
+/// goes on the same stack.
+constexpr ThreadKey kPipelineThread = 0;
+
+/// Registers the callbacks that forward to `*self`; `keep_alive` (possibly
+/// null) is held by each of them so that it dies with the last one.
+void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* self,
+                   const std::shared_ptr<void>& keep_alive, bool record_analyses) {
+  using ::llvm::Any;
+  using ::llvm::PreservedAnalyses;
+  using ::llvm::StringRef;
+  // The before-callback goes last, so that earlier instruments' work precedes
+  // the clock read; the after-callbacks go in front, so the clock is read
+  // before any other instrument runs.
+  pic.registerBeforeNonSkippedPassCallback(
+      [self, keep_alive](StringRef pass, Any ir) { self->before_pass(view(pass), ir); });
+  pic.registerAfterPassCallback(
+      [self, keep_alive](StringRef pass, Any, const PreservedAnalyses&) {
+        self->after_pass(view(pass));
+      },
+      /*ToFront=*/true);
+  pic.registerAfterPassInvalidatedCallback(
+      [self, keep_alive](StringRef pass, const PreservedAnalyses&) {
+        self->after_pass(view(pass));
+      },
+      /*ToFront=*/true);
+  pic.registerBeforeSkippedPassCallback(
+      [self, keep_alive](StringRef pass, Any ir) { self->skipped_pass(view(pass), ir); });
+  if (record_analyses) {
+    pic.registerBeforeAnalysisCallback(
+        [self, keep_alive](StringRef analysis, Any ir) { self->before_pass(view(analysis), ir); });
+    pic.registerAfterAnalysisCallback(
+        [self, keep_alive](StringRef analysis, Any) { self->after_pass(view(analysis)); },
+        /*ToFront=*/true);
+  }
+}
+
+}  // namespace
+
+TimingInstrument::TimingInstrument(InstrumentOptions options, std::shared_ptr<const Clock> clock)
+    : options_(std::move(options)), clock_(clock ? std::move(clock) : steady_clock()) {
+  state_.set_observer(options_.observer);
+  state_.enter(clock_->now_ns(), options_.context);
+  scratch_symbols_.reserve(16);
+}
+
+TimingInstrument::~TimingInstrument() = default;
+
+void TimingInstrument::register_callbacks(::llvm::PassInstrumentationCallbacks& pic) {
+  add_callbacks(pic, this, nullptr, options_.record_analyses);
+}
+
+void TimingInstrument::register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
+                                          std::shared_ptr<void> keep_alive) {
+  add_callbacks(pic, this, keep_alive, options_.record_analyses);
+}
+
+void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
+  if (stopped_) return;
+  try {
+    std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
+    // The frame is pushed first and the clock read last.
+    state_.before_now(*clock_, pass, kernel, kPipelineThread);
+  } catch (const std::exception& e) {
+    stop(e.what());
+  } catch (...) {
+    stop("unknown error");
+  }
+}
+
+void TimingInstrument::after_pass(std::string_view pass) noexcept {
+  // The clock is read before anything else happens.
+  const Nanoseconds now = clock_->now_ns();
+  if (stopped_) return;
+  try {
+    state_.after(now, pass, kPipelineThread);
+  } catch (const std::exception& e) {
+    stop(e.what());
+  } catch (...) {
+    stop("unknown error");
+  }
+}
+
+void TimingInstrument::skipped_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
+  if (stopped_) return;
+  try {
+    std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
+    state_.skip(clock_->now_ns(), pass, kernel, kPipelineThread);
+  } catch (const std::exception& e) {
+    stop(e.what());
+  } catch (...) {
+    stop("unknown error");
+  }
+}
+
+void TimingInstrument::stop(const char* what) noexcept {
+  stopped_ = true;
+  // The records so far stay; the running frames can no longer be trusted.
+  // A stack buffer, because the usual cause is that memory ran out.
+  char message[256];
+  std::snprintf(message, sizeof message,
+                "pass timing stopped after an internal error (%s); the compile goes on untimed",
+                what ? what : "unknown error");
+  get_logger(kTimingLoggerName).error(message);
+}
+
+const Section& TimingInstrument::section() const {
+  return state_.section();
+}
+
+Section TimingInstrument::finish() {
+  state_.exit(clock_->now_ns());
+  Section out = state_.take_section();
+  state_.enter(clock_->now_ns(), options_.context);
+  return out;
+}
+
+std::string TimingInstrument::report(double threshold_ms) const {
+  return render_report(state_.section(), threshold_ms, options_.context);
+}
+
+void TimingInstrument::set_observer(EventObserver* observer) {
+  state_.set_observer(observer);
+}
+
+}  // namespace passtiming::llvm

@@ -1,0 +1,149 @@
+/// Benchmarks of the profile files and the event log: writing and reading a
+/// JSON profile of 1M records (target ≤ 0.5 s each), the event log's cost per
+/// pass pair against the floor of two clock reads (target ≤ 100 ns), and
+/// `summary`'s work on 10,000 profiles of 60 passes (target ≤ 2 s).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "passtiming/aggregate.h"
+#include "passtiming/event_log_writer.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
+#include "passtiming/timing_state.h"
+
+namespace {
+
+using passtiming::Nanoseconds;
+
+/// A profile of `passes` top-level passes, each with one nested child, over
+/// 60 distinct pass names and 8 kernels, timed by a synthetic clock.
+passtiming::Profile synthetic_profile(std::size_t records) {
+  std::vector<std::string> names, kernels;
+  for (int i = 0; i < 60; ++i) names.push_back(fmt::format("tl.TransformPass{}", i));
+  for (int i = 0; i < 8; ++i) kernels.push_back(fmt::format("kernel_{}", i));
+  passtiming::TimingStateMachine sm;
+  Nanoseconds t = 1'000'000;
+  sm.enter(t, "stage=lower, kernel=bench");
+  for (std::size_t i = 0; i + 1 < records; i += 2) {
+    const std::string& kernel = kernels[(i / 2) % kernels.size()];
+    sm.before(t += 1'000, names[(i / 2) % names.size()], kernel);
+    sm.before(t += 2'345, names[(i / 2 + 7) % names.size()], kernel);
+    sm.after(t += 123'456, names[(i / 2 + 7) % names.size()]);
+    sm.after(t += 777, names[(i / 2) % names.size()]);
+  }
+  sm.exit(t);
+  passtiming::Profile profile;
+  profile.metadata = {"passtiming 0.1.0", "bench", "host", "2024-01-01T00:00:00Z", 1};
+  profile.sections.push_back(sm.take_section());
+  return profile;
+}
+
+void BM_WriteProfileJson(benchmark::State& state) {
+  const passtiming::Profile profile = synthetic_profile(static_cast<std::size_t>(state.range(0)));
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    std::string json = passtiming::profile_to_json(profile);
+    bytes = json.size();
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.counters["records"] = static_cast<double>(profile.record_count());
+  state.counters["MB"] = static_cast<double>(bytes) / 1e6;
+}
+BENCHMARK(BM_WriteProfileJson)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+void BM_ReadProfileJson(benchmark::State& state) {
+  const std::string json =
+      passtiming::profile_to_json(synthetic_profile(static_cast<std::size_t>(state.range(0))));
+  for (auto _ : state) {
+    passtiming::Profile p = passtiming::parse_profile_json(json, "bench.json");
+    benchmark::DoNotOptimize(p.sections.data());
+  }
+  state.counters["MB"] = static_cast<double>(json.size()) / 1e6;
+}
+BENCHMARK(BM_ReadProfileJson)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+/// The floor any timing of a pass pays: one clock read before, one after.
+void BM_TwoSteadyClockReads(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(std::chrono::steady_clock::now());
+    benchmark::DoNotOptimize(std::chrono::steady_clock::now());
+  }
+}
+BENCHMARK(BM_TwoSteadyClockReads);
+
+/// The event log's own cost per pass pair: its before and after callbacks,
+/// with a typical pass name and kernel label, into a memory-mapped file.
+void BM_EventLogPassPair(benchmark::State& state) {
+  const std::string path = fmt::format("{}/passtiming-bench-{}.jsonl",
+                                       std::filesystem::temp_directory_path().string(), ::getpid());
+  auto writer = passtiming::EventLogWriter::open(path, passtiming::current_process_metadata());
+  Nanoseconds t = 1'000'000'000;
+  for (auto _ : state) {
+    writer->on_before(t, "tl.LowerTileOp", "matmul_kernel", 0);
+    writer->on_after(t + 123'456, "tl.LowerTileOp", 0);
+    t += 200'000;
+  }
+  state.counters["bytes/pair"] =
+      static_cast<double>(writer->bytes_written()) / static_cast<double>(state.iterations());
+  writer->close();
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_EventLogPassPair);
+
+/// The whole live path: two clock reads, the state machine, and the log.
+void BM_StateMachinePassPairWithEventLog(benchmark::State& state) {
+  const std::string path = fmt::format("{}/passtiming-bench-sm-{}.jsonl",
+                                       std::filesystem::temp_directory_path().string(), ::getpid());
+  auto writer = passtiming::EventLogWriter::open(path, passtiming::current_process_metadata());
+  passtiming::SteadyClock clock;
+  passtiming::TimingStateMachine sm;
+  if (state.range(0)) sm.set_observer(writer.get());
+  sm.enter(clock.now_ns(), "bench");
+  std::size_t n = 0;
+  for (auto _ : state) {
+    sm.before_now(clock, "tl.LowerTileOp", "matmul_kernel");
+    sm.after(clock.now_ns(), "tl.LowerTileOp");
+    if (++n == 1'000'000) {  // keep the record vector from growing without bound
+      state.PauseTiming();
+      sm.enter(clock.now_ns(), "bench");
+      n = 0;
+      state.ResumeTiming();
+    }
+  }
+  writer->close();
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_StateMachinePassPairWithEventLog)->Arg(0)->Arg(1)->ArgName("with_log");
+
+/// `passtiming summary` on 10,000 profile files of 60 passes: reading every
+/// file and aggregating by pass name.
+void BM_Summary10kProfiles(benchmark::State& state) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   fmt::format("passtiming-bench-summary-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> paths;
+  const passtiming::Profile profile = synthetic_profile(60);
+  const std::string json = passtiming::profile_to_json(profile);
+  for (int i = 0; i < state.range(0); ++i) {
+    paths.push_back((dir / fmt::format("p{}.json", i)).string());
+    passtiming::write_file_atomically(paths.back(), json);
+  }
+  for (auto _ : state) {
+    passtiming::Aggregator agg(passtiming::GroupBy::pass);
+    for (const std::string& path : paths) agg.add(passtiming::load_profile(path));
+    auto rows = agg.rows();
+    benchmark::DoNotOptimize(rows.data());
+  }
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_Summary10kProfiles)->Arg(10'000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

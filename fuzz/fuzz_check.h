@@ -1,0 +1,71 @@
+#pragma once
+/// \file
+/// The invariants every fuzz target checks, and the abort that turns a
+/// violation into a libFuzzer finding (with the input saved as a crash file).
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "passtiming/profile.h"
+#include "passtiming/report.h"
+
+namespace passtiming::fuzz {
+
+/// Aborts with `what` when `ok` is false. Used instead of assert() so that
+/// the checks stay on in optimised builds.
+inline void check(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "fuzz invariant violated: %s\n", what);
+  std::abort();
+}
+
+/// The invariants of a section that a monotonic clock produced: sequences
+/// unique, order_by_sequence sorted, 0 <= self <= inclusive, a parent's self
+/// time equal to its inclusive time minus its recorded children's, depth-0
+/// inclusive durations summing to total_seconds(), and a report that renders.
+/// `elapsed_ns` bounds the depth-0 sum (negative: no bound).
+inline void check_section(const Section& s, Nanoseconds elapsed_ns) {
+  std::set<std::uint32_t> sequences;
+  std::map<std::uint32_t, const Record*> by_sequence;
+  for (const Record& r : s.records) {
+    check(sequences.insert(r.sequence).second, "duplicate sequence");
+    by_sequence[r.sequence] = &r;
+    check(r.inclusive_ns >= 0, "negative inclusive time");
+    check(r.self_ns >= 0, "negative self time");
+    check(r.self_ns <= r.inclusive_ns, "self time above inclusive time");
+    check(r.name < s.names.size() && r.kernel < s.names.size(), "name id out of range");
+    check(r.thread < s.threads.size() || s.threads.empty(), "thread index out of range");
+  }
+  const auto order = s.order_by_sequence();
+  check(order.size() == s.records.size(), "order_by_sequence lost records");
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    check(s.records[order[i - 1]].sequence < s.records[order[i]].sequence,
+          "records not sorted by sequence");
+  }
+  std::map<std::uint32_t, Nanoseconds> children_ns;
+  for (const Record& r : s.records) {
+    if (r.parent != kNoParent) children_ns[r.parent] += r.inclusive_ns;
+  }
+  for (const auto& [sequence, sum] : children_ns) {
+    auto parent = by_sequence.find(sequence);
+    if (parent == by_sequence.end()) continue;  // the parent never completed
+    const Record& p = *parent->second;
+    const Nanoseconds expected = p.inclusive_ns > sum ? p.inclusive_ns - sum : 0;
+    check(p.self_ns == expected, "self time is not inclusive minus children");
+  }
+  double total = 0.0;
+  Nanoseconds total_ns = 0;
+  for (const Record& r : s.records) {
+    if (r.depth != 0) continue;
+    total += to_seconds(r.inclusive_ns);
+    total_ns += r.inclusive_ns;
+  }
+  check(total == s.total_seconds(), "depth-0 durations do not sum to the total");
+  if (elapsed_ns >= 0) check(total_ns <= elapsed_ns, "depth-0 time exceeds the elapsed time");
+  const std::string report = render_report(s, 0.0, s.context);
+  check(!report.empty(), "empty report");
+}
+
+}  // namespace passtiming::fuzz

@@ -1,0 +1,110 @@
+#pragma once
+/// \file
+/// The aggregate view over any number of profiles: per pass name, kernel or
+/// context, how often it ran and how much time it took. `passtiming summary`
+/// prints it and `passtiming diff` compares two of them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "passtiming/clock.h"
+#include "passtiming/profile.h"
+
+namespace passtiming {
+
+/// What the rows of an aggregate are keyed by.
+enum class GroupBy { pass, kernel, context };
+
+/// "pass", "kernel" or "context"; nullopt for anything else.
+std::optional<GroupBy> parse_group_by(std::string_view text);
+std::string_view group_by_name(GroupBy by);
+
+/// One group's figures. The statistics are of self time per execution, the
+/// time a group itself costs without double counting nested passes; total
+/// inclusive counts each execution that is not nested inside another
+/// execution of the same group, so recursion is not counted twice.
+struct AggregateRow {
+  std::string key;
+  std::uint64_t executions = 0;
+  Nanoseconds total_inclusive_ns = 0;
+  Nanoseconds total_self_ns = 0;
+  double mean_self_ns = 0;      ///< total_self_ns / executions
+  Nanoseconds p50_self_ns = 0;  ///< nearest-rank median
+  Nanoseconds p95_self_ns = 0;  ///< nearest-rank 95th percentile
+  Nanoseconds max_self_ns = 0;
+  double self_share = 0;  ///< total_self_ns / the total self of every group, 0..1
+};
+
+/// Accumulates profiles one at a time (so thousands of them need not be in
+/// memory together) and produces the rows.
+///
+///     passtiming::Aggregator agg(passtiming::GroupBy::pass);
+///     for (auto& path : paths) agg.add(passtiming::load_profile(path));
+///     auto rows = agg.rows();   // largest total self first
+class Aggregator {
+ public:
+  explicit Aggregator(GroupBy by) : by_(by) {}
+
+  void add(const Profile& profile);
+
+  /// The rows, largest total self first, ties by key.
+  std::vector<AggregateRow> rows() const;
+  /// Sum of every record's self time.
+  Nanoseconds total_self_ns() const { return total_self_ns_; }
+  std::uint64_t profiles() const { return profiles_; }
+  GroupBy group_by() const { return by_; }
+
+ private:
+  struct Group {
+    std::uint64_t executions = 0;
+    Nanoseconds total_inclusive_ns = 0;
+    Nanoseconds total_self_ns = 0;
+    std::vector<Nanoseconds> self_samples;
+  };
+  std::size_t group_index(std::string_view key);
+
+  GroupBy by_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<std::pair<std::string, Group>> groups_;
+  Nanoseconds total_self_ns_ = 0;
+  std::uint64_t profiles_ = 0;
+};
+
+/// Per group, the total self time and execution count of one profile: what
+/// diff takes the median of when a side has several profiles.
+struct GroupTotals {
+  Nanoseconds self_ns = 0;
+  std::uint64_t executions = 0;
+};
+std::unordered_map<std::string, GroupTotals> totals_by_group(const Profile& profile, GroupBy by);
+
+/// One line of a diff: a group's median self time and executions per side.
+struct DiffRow {
+  std::string key;
+  bool in_base = false;
+  bool in_new = false;
+  double base_self_ns = 0;  ///< median over the base profiles (0 when absent)
+  double new_self_ns = 0;
+  double base_executions = 0;
+  double new_executions = 0;
+  double delta_ns() const { return new_self_ns - base_self_ns; }
+  /// Relative change of self time in percent; nullopt when the base is 0.
+  std::optional<double> delta_percent() const;
+};
+
+/// Compares two sides of per-profile totals by their medians. Rows are sorted
+/// by the absolute delta of self time, largest first, ties by key. A group
+/// missing from a profile counts as 0 in that profile.
+std::vector<DiffRow> diff_profiles(
+    const std::vector<std::unordered_map<std::string, GroupTotals>>& base,
+    const std::vector<std::unordered_map<std::string, GroupTotals>>& next);
+
+/// Whether `row` is a regression: it exists on both sides, its new median
+/// self time is at least `min_ms`, and it grew by more than `fail_above_pct`.
+bool is_regression(const DiffRow& row, double fail_above_pct, double min_ms);
+
+}  // namespace passtiming

@@ -1,0 +1,37 @@
+#pragma once
+/// \file
+/// Where a compile's timing goes besides the log: a JSON profile written when
+/// the session ends (PASSTIMING_PROFILE) and an event log streamed while it
+/// runs (PASSTIMING_EVENTS). Every event source reads the same two settings.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "passtiming/settings.h"
+
+namespace passtiming {
+
+inline constexpr std::string_view kProfileEnv = "PASSTIMING_PROFILE";
+inline constexpr std::string_view kEventsEnv = "PASSTIMING_EVENTS";
+
+/// `pattern` with `%p` replaced by `pid` and `%%` by `%`, so that parallel
+/// compiles write separate files. Any other `%` is kept as it is.
+///
+///     expand_path_pattern("/tmp/prof-%p.json", 42);  // "/tmp/prof-42.json"
+std::string expand_path_pattern(std::string_view pattern, long pid);
+
+/// The output files of one compile session; unset (or empty) means none.
+///
+///     auto outputs = passtiming::OutputSettings::from_environment(Environment::process());
+///     if (outputs.profile_path) { ... }
+struct OutputSettings {
+  std::optional<std::string> profile_path;  ///< JSON profile, written at the end
+  std::optional<std::string> events_path;   ///< JSON Lines event log, streamed
+
+  /// Reads PASSTIMING_PROFILE and PASSTIMING_EVENTS from `env`, expanding
+  /// `%p` to this process's id.
+  static OutputSettings from_environment(const Environment& env = Environment::process());
+};
+
+}  // namespace passtiming

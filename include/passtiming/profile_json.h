@@ -1,0 +1,43 @@
+#pragma once
+/// \file
+/// The JSON profile (docs/profile-format.md): a versioned file that keeps a
+/// compile session's sections and records, written by the library and read by
+/// the CLI. Reading a profile and writing it again gives the same bytes.
+
+#include <string>
+#include <string_view>
+
+#include "passtiming/profile.h"
+
+namespace passtiming {
+
+/// The `format` member of every profile.
+inline constexpr std::string_view kProfileFormatName = "passtiming-profile";
+/// The schema version this library writes and reads.
+inline constexpr int kProfileFormatVersion = 1;
+
+/// The profile as JSON text: one record per line, integer nanoseconds, so the
+/// text is deterministic and survives a read/write round trip byte for byte.
+/// Names that are not valid UTF-8 have each bad byte replaced by U+FFFD.
+///
+///     std::string json = passtiming::profile_to_json(session.profile());
+std::string profile_to_json(const Profile& profile);
+
+/// Parses a JSON profile. `source` names the input in errors. Throws
+/// InputError (`SOURCE:LINE: message`, naming the field) on malformed input,
+/// a wrong type, a number that does not fit, or invalid UTF-8.
+///
+///     Profile p = passtiming::parse_profile_json(text, "run.json");
+Profile parse_profile_json(std::string_view text, std::string_view source);
+
+/// Appends `text` to `out` as a quoted JSON string, escaped as the profile
+/// writer does it (bytes that are not valid UTF-8 become U+FFFD), for every
+/// command that prints JSON.
+void append_json_string(std::string& out, std::string_view text);
+
+/// Writes `profile_to_json(profile)` to `path` through a temporary file in
+/// the same directory that is renamed over `path`, so readers never see half a
+/// file. `-` writes to stdout. Throws std::runtime_error naming the path.
+void write_profile_file(const Profile& profile, const std::string& path);
+
+}  // namespace passtiming

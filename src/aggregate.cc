@@ -1,0 +1,220 @@
+#include "passtiming/aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace passtiming {
+namespace {
+
+/// Nearest-rank percentile of `samples` (reordered): the smallest value with
+/// at least `percent` % of the samples at or below it. Exact, so tests can
+/// assert it to the nanosecond.
+Nanoseconds percentile(std::vector<Nanoseconds>& samples, unsigned percent) {
+  if (samples.empty()) return 0;
+  const std::size_t n = samples.size();
+  const std::size_t rank = std::max<std::size_t>(1, (percent * n + 99) / 100);
+  auto nth = samples.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+  std::nth_element(samples.begin(), nth, samples.end());
+  return *nth;
+}
+
+double median(std::vector<double>& values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// The id a record is grouped by within its section: a NameId for pass and
+/// kernel, and one id for the whole section when grouping by context.
+NameId group_id(const Record& r, GroupBy by) {
+  switch (by) {
+    case GroupBy::pass:
+      return r.name;
+    case GroupBy::kernel:
+      return r.kernel;
+    case GroupBy::context:
+      return 0;
+  }
+  return 0;
+}
+
+std::string_view group_key(const Section& s, NameId id, GroupBy by) {
+  return by == GroupBy::context ? std::string_view(s.context) : s.names[id];
+}
+
+/// For each record of `s`, whether an enclosing record (following parent
+/// sequences) belongs to the same group: such a record's inclusive time is
+/// already inside its ancestor's.
+std::vector<bool> nested_in_same_group(const Section& s, GroupBy by) {
+  const std::size_t n = s.records.size();
+  std::vector<bool> nested(n, false);
+  std::uint32_t max_sequence = 0;
+  for (const Record& r : s.records) max_sequence = std::max(max_sequence, r.sequence);
+  constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> by_sequence(n ? std::size_t{max_sequence} + 1 : 0, kAbsent);
+  for (std::uint32_t i = 0; i < n; ++i) by_sequence[s.records[i].sequence] = i;
+  for (std::size_t i = 0; i < n; ++i) {
+    const NameId id = group_id(s.records[i], by);
+    std::uint32_t parent = s.records[i].parent;
+    // Bounded walk: a hand-written file may contain a parent cycle.
+    for (std::size_t steps = 0; parent != kNoParent && steps < n; ++steps) {
+      if (parent > max_sequence || by_sequence[parent] == kAbsent) break;
+      const Record& p = s.records[by_sequence[parent]];
+      if (group_id(p, by) == id) {
+        nested[i] = true;
+        break;
+      }
+      parent = p.parent;
+    }
+  }
+  return nested;
+}
+
+}  // namespace
+
+std::optional<GroupBy> parse_group_by(std::string_view text) {
+  if (text == "pass") return GroupBy::pass;
+  if (text == "kernel") return GroupBy::kernel;
+  if (text == "context") return GroupBy::context;
+  return std::nullopt;
+}
+
+std::string_view group_by_name(GroupBy by) {
+  switch (by) {
+    case GroupBy::pass:
+      return "pass";
+    case GroupBy::kernel:
+      return "kernel";
+    case GroupBy::context:
+      return "context";
+  }
+  return "pass";
+}
+
+std::size_t Aggregator::group_index(std::string_view key) {
+  auto [it, added] = index_.try_emplace(std::string(key), groups_.size());
+  if (added) groups_.emplace_back(std::string(key), Group{});
+  return it->second;
+}
+
+void Aggregator::add(const Profile& profile) {
+  ++profiles_;
+  constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> cache;
+  for (const Section& s : profile.sections) {
+    if (s.records.empty()) continue;
+    const std::vector<bool> nested = nested_in_same_group(s, by_);
+    // Names are interned per section, so a small table maps a section's ids
+    // to groups without hashing a string per record.
+    // Indices, not pointers: adding a group may move the others.
+    cache.assign(by_ == GroupBy::context ? 1 : s.names.size(), kUnset);
+    for (std::size_t i = 0; i < s.records.size(); ++i) {
+      const Record& r = s.records[i];
+      const NameId id = group_id(r, by_);
+      std::size_t& slot = cache[id];
+      if (slot == kUnset) slot = group_index(group_key(s, id, by_));
+      Group& group = groups_[slot].second;
+      ++group.executions;
+      if (!nested[i]) group.total_inclusive_ns += r.inclusive_ns;
+      group.total_self_ns += r.self_ns;
+      group.self_samples.push_back(r.self_ns);
+      total_self_ns_ += r.self_ns;
+    }
+  }
+}
+
+std::vector<AggregateRow> Aggregator::rows() const {
+  std::vector<AggregateRow> rows;
+  rows.reserve(groups_.size());
+  std::vector<Nanoseconds> samples;
+  for (const auto& [key, group] : groups_) {
+    AggregateRow row;
+    row.key = key;
+    row.executions = group.executions;
+    row.total_inclusive_ns = group.total_inclusive_ns;
+    row.total_self_ns = group.total_self_ns;
+    row.mean_self_ns =
+        group.executions ? static_cast<double>(group.total_self_ns) / group.executions : 0;
+    samples = group.self_samples;
+    row.max_self_ns = samples.empty() ? 0 : *std::max_element(samples.begin(), samples.end());
+    row.p95_self_ns = percentile(samples, 95);
+    row.p50_self_ns = percentile(samples, 50);
+    row.self_share = total_self_ns_ > 0 ? static_cast<double>(group.total_self_ns) /
+                                              static_cast<double>(total_self_ns_)
+                                        : 0;
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const AggregateRow& a, const AggregateRow& b) {
+    if (a.total_self_ns != b.total_self_ns) return a.total_self_ns > b.total_self_ns;
+    return a.key < b.key;
+  });
+  return rows;
+}
+
+std::unordered_map<std::string, GroupTotals> totals_by_group(const Profile& profile, GroupBy by) {
+  std::unordered_map<std::string, GroupTotals> totals;
+  for (const Section& s : profile.sections) {
+    for (const Record& r : s.records) {
+      GroupTotals& t = totals[std::string(group_key(s, group_id(r, by), by))];
+      t.self_ns += r.self_ns;
+      ++t.executions;
+    }
+  }
+  return totals;
+}
+
+std::optional<double> DiffRow::delta_percent() const {
+  if (base_self_ns <= 0) return std::nullopt;
+  return (new_self_ns - base_self_ns) / base_self_ns * 100.0;
+}
+
+std::vector<DiffRow> diff_profiles(
+    const std::vector<std::unordered_map<std::string, GroupTotals>>& base,
+    const std::vector<std::unordered_map<std::string, GroupTotals>>& next) {
+  std::set<std::string> keys;
+  for (const auto* side : {&base, &next}) {
+    for (const auto& totals : *side) {
+      for (const auto& entry : totals) keys.insert(entry.first);
+    }
+  }
+  auto side_medians = [](const std::vector<std::unordered_map<std::string, GroupTotals>>& side,
+                         const std::string& key, bool& present, double& self, double& count) {
+    std::vector<double> selfs, counts;
+    selfs.reserve(side.size());
+    counts.reserve(side.size());
+    for (const auto& totals : side) {
+      auto it = totals.find(key);
+      const bool found = it != totals.end();
+      present = present || found;
+      selfs.push_back(found ? static_cast<double>(it->second.self_ns) : 0.0);
+      counts.push_back(found ? static_cast<double>(it->second.executions) : 0.0);
+    }
+    self = median(selfs);
+    count = median(counts);
+  };
+  std::vector<DiffRow> rows;
+  rows.reserve(keys.size());
+  for (const std::string& key : keys) {
+    DiffRow row;
+    row.key = key;
+    side_medians(base, key, row.in_base, row.base_self_ns, row.base_executions);
+    side_medians(next, key, row.in_new, row.new_self_ns, row.new_executions);
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
+    return std::abs(a.delta_ns()) > std::abs(b.delta_ns());
+  });
+  return rows;
+}
+
+bool is_regression(const DiffRow& row, double fail_above_pct, double min_ms) {
+  if (!row.in_base || !row.in_new) return false;
+  if (row.new_self_ns < min_ms * 1e6) return false;
+  const std::optional<double> pct = row.delta_percent();
+  return pct && *pct > fail_above_pct;
+}
+
+}  // namespace passtiming

@@ -1,0 +1,147 @@
+#include "passtiming/chrome_trace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+#include "passtiming/profile_json.h"
+
+namespace passtiming {
+namespace {
+
+/// Microseconds as an exact decimal: the integer part, then up to three
+/// digits of nanoseconds with trailing zeros dropped ("12", "12.5",
+/// "0.001"). Trace viewers read `ts`/`dur` in µs; passes shorter than a
+/// microsecond would vanish if rounded.
+void append_micros(std::string& out, Nanoseconds ns) {
+  if (ns < 0) {
+    out.push_back('-');
+    ns = -ns;
+  }
+  fmt::format_to(std::back_inserter(out), "{}", ns / 1000);
+  int frac = static_cast<int>(ns % 1000);
+  if (frac == 0) return;
+  int digits = 3;
+  while (frac % 10 == 0) frac /= 10, --digits;
+  fmt::format_to(std::back_inserter(out), ".{:0{}}", frac, digits);
+}
+
+std::string section_label(const Section& section, std::size_t index) {
+  std::string label = fmt::format("section {}", index + 1);
+  if (!section.context.empty()) label += ": " + section.context;
+  return label;
+}
+
+std::size_t thread_count(const Section& section) {
+  std::size_t count = section.threads.size();
+  for (const Record& r : section.records) count = std::max<std::size_t>(count, r.thread + 1u);
+  return count;
+}
+
+class TraceWriter {
+ public:
+  explicit TraceWriter(const Profile& profile) : profile_(profile) {
+    for (const Section& s : profile.sections) {
+      for (const Record& r : s.records) origin_ = std::min(origin_, r.start_ns);
+    }
+    if (origin_ == std::numeric_limits<Nanoseconds>::max()) origin_ = 0;
+  }
+
+  std::string render() {
+    out_ = "{\"traceEvents\":[";
+    for (std::size_t i = 0; i < profile_.sections.size(); ++i) write_metadata(i);
+    for (std::size_t i = 0; i < profile_.sections.size(); ++i) write_records(i);
+    out_ += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
+    const ProfileMetadata& m = profile_.metadata;
+    out_ += "\"tool\":";
+    append_json_string(out_, m.tool);
+    out_ += ",\"command\":";
+    append_json_string(out_, m.command);
+    out_ += ",\"host\":";
+    append_json_string(out_, m.host);
+    out_ += ",\"start_time\":";
+    append_json_string(out_, m.start_time);
+    fmt::format_to(std::back_inserter(out_), ",\"pid\":{}}}}}\n", m.pid);
+    return std::move(out_);
+  }
+
+ private:
+  void begin_event() {
+    out_ += first_ ? "\n" : ",\n";
+    first_ = false;
+  }
+
+  void write_name_event(const char* what, std::size_t pid, std::size_t tid, std::string_view name) {
+    begin_event();
+    fmt::format_to(std::back_inserter(out_),
+                   "{{\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"{}\",", pid, tid, what);
+    out_ += "\"args\":{\"name\":";
+    append_json_string(out_, name);
+    out_ += "}}";
+  }
+
+  void write_sort_event(const char* what, std::size_t pid, std::size_t tid, std::size_t index) {
+    begin_event();
+    fmt::format_to(std::back_inserter(out_),
+                   "{{\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"{}\","
+                   "\"args\":{{\"sort_index\":{}}}}}",
+                   pid, tid, what, index);
+  }
+
+  void write_metadata(std::size_t index) {
+    const Section& section = profile_.sections[index];
+    const std::size_t pid = index + 1;
+    write_name_event("process_name", pid, 0, section_label(section, index));
+    write_sort_event("process_sort_index", pid, 0, index);
+    const std::size_t threads = thread_count(section);
+    for (std::size_t t = 0; t < threads; ++t) {
+      std::string name = fmt::format("thread {}", t);
+      if (t < section.threads.size() && section.threads[t] != t) {
+        name += fmt::format(" (tid {})", section.threads[t]);
+      }
+      write_name_event("thread_name", pid, t + 1, name);
+      write_sort_event("thread_sort_index", pid, t + 1, t);
+    }
+  }
+
+  void write_records(std::size_t index) {
+    const Section& section = profile_.sections[index];
+    for (std::uint32_t i : section.order_by_sequence()) {
+      const Record& r = section.records[i];
+      begin_event();
+      fmt::format_to(std::back_inserter(out_),
+                     "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", index + 1, r.thread + 1u);
+      append_micros(out_, r.start_ns - origin_);
+      out_ += ",\"dur\":";
+      append_micros(out_, r.inclusive_ns);
+      out_ += ",\"name\":";
+      append_json_string(out_, section.name_of(r));
+      out_ += ",\"cat\":\"pass\",\"args\":{\"kernel\":";
+      append_json_string(out_, section.kernel_of(r));
+      fmt::format_to(std::back_inserter(out_), ",\"depth\":{},\"self_us\":", r.depth);
+      append_micros(out_, r.self_ns);
+      fmt::format_to(std::back_inserter(out_), ",\"sequence\":{}", r.sequence);
+      if (r.parent != kNoParent)
+        fmt::format_to(std::back_inserter(out_), ",\"parent\":{}", r.parent);
+      out_ += ",\"context\":";
+      append_json_string(out_, section.context);
+      if (r.flags & kRecordFailed) out_ += ",\"failed\":true";
+      out_ += "}}";
+    }
+  }
+
+  const Profile& profile_;
+  Nanoseconds origin_ = std::numeric_limits<Nanoseconds>::max();
+  std::string out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::string render_chrome_trace(const Profile& profile) {
+  return TraceWriter(profile).render();
+}
+
+}  // namespace passtiming

@@ -1,0 +1,42 @@
+#include "passtiming/outputs.h"
+
+#include <unistd.h>
+
+#include <string>
+
+namespace passtiming {
+
+std::string expand_path_pattern(std::string_view pattern, long pid) {
+  std::string out;
+  out.reserve(pattern.size() + 16);
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      if (pattern[i + 1] == 'p') {
+        out += std::to_string(pid);
+        ++i;
+        continue;
+      }
+      if (pattern[i + 1] == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
+    }
+    out += pattern[i];
+  }
+  return out;
+}
+
+OutputSettings OutputSettings::from_environment(const Environment& env) {
+  auto read = [&](std::string_view name) -> std::optional<std::string> {
+    std::optional<std::string> value = env.get(name);
+    if (!value || value->empty()) return std::nullopt;
+    return expand_path_pattern(*value, static_cast<long>(::getpid()));
+  };
+  OutputSettings settings;
+  settings.profile_path = read(kProfileEnv);
+  settings.events_path = read(kEventsEnv);
+  return settings;
+}
+
+}  // namespace passtiming

@@ -1,0 +1,96 @@
+#include "passtiming/profile_json.h"
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <iterator>
+
+#include "json_text.h"
+#include "passtiming/profile_io.h"
+#include "profile_json_reader.h"
+
+namespace passtiming {
+namespace {
+
+// ---------------------------------------------------------------- writing
+
+void write_metadata(std::string& out, const ProfileMetadata& m) {
+  out += "\"metadata\":{\"tool\":";
+  detail::append_json_string(out, m.tool);
+  out += ",\"command\":";
+  detail::append_json_string(out, m.command);
+  out += ",\"host\":";
+  detail::append_json_string(out, m.host);
+  out += ",\"start_time\":";
+  detail::append_json_string(out, m.start_time);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"pid\":{}}},\n"), m.pid);
+}
+
+void write_record(std::string& out, const Section& s, const Record& r) {
+  out += "{\"name\":";
+  detail::append_json_string(out, s.name_of(r));
+  out += ",\"kernel\":";
+  detail::append_json_string(out, s.kernel_of(r));
+  auto it = std::back_inserter(out);
+  it = fmt::format_to(it, FMT_COMPILE(",\"depth\":{},\"sequence\":{},\"parent\":"), r.depth,
+                      r.sequence);
+  if (r.parent == kNoParent) {
+    out += "null";
+  } else {
+    it = fmt::format_to(it, FMT_COMPILE("{}"), r.parent);
+  }
+  fmt::format_to(it,
+                 FMT_COMPILE(",\"thread\":{},\"start_ns\":{},\"inclusive_ns\":{},\"self_ns\":{}"),
+                 r.thread, r.start_ns, r.inclusive_ns, r.self_ns);
+  if (r.flags & kRecordFailed) out += ",\"failed\":true";
+  out += '}';
+}
+
+void write_section(std::string& out, const Section& s) {
+  out += "{\"context\":";
+  detail::append_json_string(out, s.context);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"skipped\":{},\"threads\":["), s.skipped);
+  for (std::size_t i = 0; i < s.threads.size(); ++i) {
+    if (i) out += ',';
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), s.threads[i]);
+  }
+  out += "],\"records\":[";
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    out += i ? ",\n" : "\n";
+    write_record(out, s, s.records[i]);
+  }
+  out += "]}";
+}
+
+}  // namespace
+
+std::string profile_to_json(const Profile& profile) {
+  std::string out;
+  out.reserve(256 + profile.record_count() * 176);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
+                 kProfileFormatName, kProfileFormatVersion);
+  write_metadata(out, profile.metadata);
+  out += "\"sections\":[";
+  for (std::size_t i = 0; i < profile.sections.size(); ++i) {
+    out += i ? ",\n" : "\n";
+    write_section(out, profile.sections[i]);
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+Profile parse_profile_json(std::string_view text, std::string_view source) {
+  simdjson::padded_string padded(text);
+  return detail::parse_profile_padded(padded, source);
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  detail::append_json_string(out, text);
+}
+
+void write_profile_file(const Profile& profile, const std::string& path) {
+  write_file_atomically(path, profile_to_json(profile));
+}
+
+}  // namespace passtiming

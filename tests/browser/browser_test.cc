@@ -1,0 +1,229 @@
+/// The HTML report in a real browser. Each test renders a profile made by
+/// the library, opens it in headless Chromium with the `#selftest` fragment
+/// (the page then measures its own bars with getBoundingClientRect and writes
+/// the figures into the DOM), and reads the DOM Chromium dumps.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "browser/sample_profiles.h"
+#include "passtiming/html_report.h"
+#include "passtiming/timing_state.h"
+
+namespace passtiming {
+namespace {
+
+namespace fs = std::filesystem;
+using ::passtiming::testing::kMicro;
+using ::passtiming::testing::kMilli;
+using ::passtiming::testing::pipeline_profile;
+using ::passtiming::testing::timed_pass;
+using Json = nlohmann::json;
+
+/// A fresh directory for one browser run (page and Chromium profile),
+/// removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "passtiming-browser-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// What Chromium made of a page.
+struct BrowserRun {
+  std::string dom;  ///< the serialised DOM after the page's script ran
+  Json selftest;    ///< what the page measured
+};
+
+std::string unescape_text(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '&') {
+      out.push_back(text[i]);
+    } else if (text.substr(i, 5) == "&amp;") {
+      out.push_back('&'), i += 4;
+    } else if (text.substr(i, 4) == "&lt;") {
+      out.push_back('<'), i += 3;
+    } else if (text.substr(i, 4) == "&gt;") {
+      out.push_back('>'), i += 3;
+    } else if (text.substr(i, 6) == "&nbsp;") {
+      out.push_back(' '), i += 5;
+    } else {
+      out.push_back('&');
+    }
+  }
+  return out;
+}
+
+/// Opens `html` in headless Chromium at `#selftest` and returns its DOM.
+/// Fails the test (never skips it) when Chromium is missing or fails.
+BrowserRun open_in_chromium(const std::string& html) {
+  const std::string chromium = PASSTIMING_CHROMIUM;
+  if (chromium.empty() || access(chromium.c_str(), X_OK) != 0) {
+    ADD_FAILURE() << "Chromium is not installed (looked for '" << chromium
+                  << "'): install Debian's 'chromium' package, or configure with "
+                     "-DPASSTIMING_BROWSER_TESTS=OFF to leave this test out";
+    return {};
+  }
+  TempDir dir;
+  const fs::path page = dir.path() / "report.html";
+  std::ofstream(page, std::ios::binary) << html;
+  const fs::path log = dir.path() / "chromium.log";
+  const std::string command =
+      "timeout 60 '" + chromium +
+      "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+      " --disable-background-networking --disable-component-update --disable-sync"
+      " --window-size=1280,1000 --user-data-dir='" +
+      (dir.path() / "chromium-profile").string() + "' --dump-dom 'file://" + page.string() +
+      "#selftest' 2>'" + log.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "cannot run " << command;
+    return {};
+  }
+  BrowserRun run;
+  char buffer[1 << 16];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    run.dom.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    std::ifstream in(log);
+    std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Status 124 is the timeout: a page whose script opened a dialog (an
+    // injected alert()) never finishes loading.
+    ADD_FAILURE() << "chromium exited with status " << status << ":\n" << err;
+    return run;
+  }
+  const std::string open = "<pre id=\"passtiming-selftest\">";
+  const std::size_t begin = run.dom.find(open);
+  const std::size_t end = run.dom.find("</pre>", begin);
+  if (begin == std::string::npos || end == std::string::npos) {
+    ADD_FAILURE() << "the page did not write its self-test; its script did not run:\n"
+                  << run.dom.substr(0, 2000);
+    return run;
+  }
+  run.selftest = Json::parse(unescape_text(
+      std::string_view(run.dom).substr(begin + open.size(), end - begin - open.size())));
+  return run;
+}
+
+/// The layout assertions every page must pass: one bar per record, children
+/// inside their parent and no wider than it, top-level bars filling the lane.
+void expect_consistent_layout(const Json& t, std::size_t records) {
+  EXPECT_EQ(t.at("bars").get<std::size_t>(), records) << t;
+  EXPECT_EQ(t.at("records").get<std::size_t>(), records) << t;
+  EXPECT_EQ(t.at("unnestedBars"), 0) << t;
+  EXPECT_EQ(t.at("containmentViolations"), 0) << t;
+  EXPECT_LE(t.at("maxChildExcessPx").get<double>(), 0.5) << t;
+  EXPECT_LE(t.at("maxTopLevelErrorPx").get<double>(), 1.0) << t;
+  for (const Json& lane : t.at("lanes")) EXPECT_GT(lane.at("widthPx").get<double>(), 600) << lane;
+}
+
+/// The pipeline profile's page, opened once for the tests that look at it.
+const BrowserRun& pipeline_run() {
+  static const BrowserRun run = open_in_chromium(render_html_report(pipeline_profile()));
+  return run;
+}
+
+TEST(BrowserTest, PipelineReportRendersOneBarPerRecordAndWidthsAddUp) {
+  const Profile profile = pipeline_profile();
+  const BrowserRun& run = pipeline_run();
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  expect_consistent_layout(t, profile.record_count());
+  // One thread per section: each lane's top-level bars span the whole lane.
+  ASSERT_EQ(t.at("lanes").size(), 2u);
+  for (const Json& lane : t.at("lanes")) {
+    EXPECT_NEAR(lane.at("topLevelSumPx").get<double>(), lane.at("widthPx").get<double>(), 1.0)
+        << lane;
+  }
+  EXPECT_EQ(t.at("lanes").at(0).at("bars"), 7);
+  EXPECT_EQ(t.at("lanes").at(1).at("bars"), 4);
+  // Distinct pass names: 6 in the lowering section, 4 in code generation.
+  EXPECT_EQ(t.at("tableRows"), 10);
+}
+
+TEST(BrowserTest, HostileNamesShowAsTextAndRunNoScript) {
+  const BrowserRun& run = pipeline_run();
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  EXPECT_EQ(t.at("hostileNames"), 2) << t;
+  EXPECT_EQ(t.at("hostileShownAsText"), 2) << t;  // as bar label and table cell text
+  EXPECT_EQ(t.at("images"), 0) << t;
+  EXPECT_EQ(t.at("scripts"), 2) << t;
+  // In the serialised DOM, the names are escaped text, never elements.
+  EXPECT_NE(run.dom.find("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+  EXPECT_NE(run.dom.find("&lt;b&gt;matmul&lt;/b&gt;"), std::string::npos);
+  EXPECT_EQ(run.dom.find("<img"), std::string::npos);
+  EXPECT_EQ(run.dom.find("<svg"), std::string::npos);
+  EXPECT_EQ(run.dom.find("<b>matmul"), std::string::npos);
+  EXPECT_EQ(run.dom.find("data-pwned"), std::string::npos);
+}
+
+TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {
+  TimingStateMachine sm;
+  sm.enter(0, "threads");
+  sm.before(0, "outer", "k", 1);
+  sm.before(0, "inner", "k", 1);
+  sm.after(3 * kMilli, "inner", 1);
+  sm.after(4 * kMilli, "outer", 1);
+  sm.before(kMilli, "worker", "k", 2);  // the second thread's pass takes half as long
+  sm.after(3 * kMilli, "worker", 2);
+  sm.exit(4 * kMilli);
+  Profile profile;
+  profile.sections.push_back(sm.take_section());
+  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  expect_consistent_layout(t, 3);
+  ASSERT_EQ(t.at("lanes").size(), 2u);
+  const Json& main = t.at("lanes").at(0);
+  const Json& worker = t.at("lanes").at(1);
+  EXPECT_NEAR(main.at("topLevelSumPx").get<double>(), main.at("widthPx").get<double>(), 1.0);
+  EXPECT_NEAR(worker.at("topLevelSumPx").get<double>(), worker.at("widthPx").get<double>() / 2,
+              1.0);
+}
+
+TEST(BrowserTest, DeepAndWidePipelineKeepsEveryBar) {
+  // 4 stages × 25 passes, each pass with 2 children of unequal length and
+  // every second pass shorter than a microsecond.
+  auto clock = std::make_shared<ManualClock>();
+  std::vector<PassPtr> stages;
+  for (int s = 0; s < 4; ++s) {
+    std::vector<PassPtr> passes;
+    for (int p = 0; p < 25; ++p) {
+      const Nanoseconds ns = p % 2 ? 300 : (p + 1) * 37 * kMicro;
+      passes.push_back(
+          timed_pass(clock, "pass" + std::to_string(p), ns,
+                     {timed_pass(clock, "lower", ns / 3), timed_pass(clock, "verify", ns / 5)}));
+    }
+    stages.push_back(make_sequential(std::move(passes), "stage" + std::to_string(s)));
+  }
+  const Profile profile = {
+      {}, {testing::run_section(clock, make_sequential(stages, "pipeline"), "k", "deep")}};
+  ASSERT_EQ(profile.record_count(), 1u + 4 + 4 * 25 * 3);
+  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  ASSERT_FALSE(run.selftest.is_null());
+  expect_consistent_layout(run.selftest, profile.record_count());
+}
+
+}  // namespace
+}  // namespace passtiming

@@ -1,0 +1,155 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "browser/sample_profiles.h"
+#include "commands.h"
+#include "passtiming/chrome_trace.h"
+#include "passtiming/html_report.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
+#include "test_support.h"
+
+namespace passtiming {
+namespace {
+
+namespace fs = std::filesystem;
+using ::passtiming::testing::pipeline_profile;
+using ::passtiming::testing::read_file;
+using Json = nlohmann::json;
+
+struct CliResult {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+CliResult run(std::vector<std::string> args) {
+  args.insert(args.begin(), "passtiming");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int status = cli::run_cli(static_cast<int>(argv.size()), argv.data());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  return {status, ::testing::internal::GetCapturedStdout(),
+          ::testing::internal::GetCapturedStderr()};
+}
+
+const char* const kEventLog =
+    R"({"ev":"meta","format":"passtiming-events","version":1,"tool":"passtiming 0.1"}
+{"ev":"enter_ctx","t_ns":1000,"context":"stage=jit-lower, kernel=matmul"}
+{"ev":"before","t_ns":1000,"pass":"parent"}
+{"ev":"before","t_ns":1000001000,"pass":"child","kernel":"matmul"}
+{"ev":"after","t_ns":3000001000,"pass":"child"}
+{"ev":"after","t_ns":5000001000,"pass":"parent"}
+{"ev":"exit_ctx","t_ns":5000002000}
+)";
+
+class CliConvertTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("passtiming_convert_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    return path(name);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  /// The library's pipeline profile, written as a JSON profile.
+  std::string pipeline_file() {
+    return write("pipeline.json", profile_to_json(pipeline_profile()));
+  }
+  fs::path dir_;
+};
+
+TEST_F(CliConvertTest, ProfileToChromeMatchesTheGoldenTrace) {
+  const auto r = run({"convert", pipeline_file(), "--to", "chrome", "-o", path("out.trace.json")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(read_file(path("out.trace.json")),
+            read_file(std::string(PASSTIMING_GOLDEN_DIR) + "/chrome/pipeline.json"));
+}
+
+TEST_F(CliConvertTest, EventLogToChromeOnStdout) {
+  const auto r = run({"convert", write("log.jsonl", kEventLog), "--to", "chrome"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json trace = Json::parse(r.out);
+  std::vector<Json> complete;
+  for (const Json& e : trace.at("traceEvents")) {
+    if (e.at("ph") == "X") complete.push_back(e);
+  }
+  ASSERT_EQ(complete.size(), 2u);
+  EXPECT_EQ(complete[0].at("name"), "parent");
+  EXPECT_EQ(complete[0].at("ts"), 0);
+  EXPECT_EQ(complete[0].at("dur"), 5000000);
+  EXPECT_EQ(complete[1].at("name"), "child");
+  EXPECT_EQ(complete[1].at("ts"), 1000000);
+  EXPECT_EQ(complete[1].at("args").at("kernel"), "matmul");
+  EXPECT_EQ(complete[1].at("args").at("context"), "stage=jit-lower, kernel=matmul");
+}
+
+TEST_F(CliConvertTest, ProfileToHtmlIsTheLibrarysPage) {
+  const std::string input = pipeline_file();
+  const auto r = run({"convert", input, "--to", "html", "--top", "3", "-o", path("r.html")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  HtmlOptions options;
+  options.title = "Pass timing report: pipeline.json";
+  options.top_n = 3;
+  // The page of the profile as read back (its name table is in file order).
+  EXPECT_TRUE(read_file(path("r.html")) == render_html_report(load_profile(input), options));
+  const auto titled = run({"convert", input, "--to", "html", "--title", "Nightly <build>"});
+  ASSERT_EQ(titled.status, 0);
+  EXPECT_NE(titled.out.find("<title>Nightly &lt;build&gt;</title>"), std::string::npos);
+}
+
+TEST_F(CliConvertTest, ToJsonRoundTripsAProfileByteForByte) {
+  const std::string input = pipeline_file();
+  const auto r = run({"convert", input, "--to", "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, read_file(input));
+  const auto from_log = run({"convert", write("log.jsonl", kEventLog), "--to", "json"});
+  ASSERT_EQ(from_log.status, 0) << from_log.err;
+  EXPECT_NE(from_log.out.find("\"parent\""), std::string::npos);
+}
+
+TEST_F(CliConvertTest, MalformedInputsNameFileAndLine) {
+  const std::string truncated =
+      write("cut.json", profile_to_json(pipeline_profile()).substr(0, 300));
+  auto r = run({"convert", truncated, "--to", "chrome", "-o", path("never.json")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(truncated + ":", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(path("never.json")));
+
+  const std::string bad_log = write("bad.jsonl",
+                                    "{\"ev\":\"enter_ctx\",\"t_ns\":0}\n"
+                                    "{\"ev\":\"before\",\"t_ns\":\"soon\",\"pass\":\"p\"}\n");
+  r = run({"convert", bad_log, "--to", "html"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.rfind(bad_log + ":2:", 0), 0u) << r.err;
+  EXPECT_EQ(r.out, "");
+
+  r = run({"convert", path("missing.json"), "--to", "chrome"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(path("missing.json")), std::string::npos) << r.err;
+}
+
+TEST_F(CliConvertTest, UsageErrorsExitTwo) {
+  const std::string input = pipeline_file();
+  EXPECT_EQ(run({"convert", input, "--to", "svg"}).status, 2);
+  EXPECT_EQ(run({"convert", input}).status, 2);
+  EXPECT_EQ(run({"convert", input, "--to", "html", "--top", "0"}).status, 2);
+  const auto r = run({"convert", input, "--to", "chrome", "-o", path("no/such/dir/out.json")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no/such/dir/out.json"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace passtiming

@@ -1,0 +1,129 @@
+#include "passtiming/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "browser/sample_profiles.h"
+#include "passtiming/timing_state.h"
+
+namespace passtiming {
+namespace {
+
+using ::passtiming::testing::kAttributeBreakout;
+using ::passtiming::testing::kScriptBreakout;
+using ::passtiming::testing::pipeline_profile;
+using Json = nlohmann::json;
+
+constexpr std::string_view kDataOpen = "<script type=\"application/json\" id=\"passtiming-data\">";
+
+std::size_t count(std::string_view haystack, std::string_view needle) {
+  std::size_t n = 0;
+  for (std::size_t at = haystack.find(needle); at != std::string_view::npos;
+       at = haystack.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+/// The text of the page's data block, exactly as embedded.
+std::string data_block(const std::string& html) {
+  const std::size_t open = html.find(kDataOpen);
+  EXPECT_NE(open, std::string::npos);
+  const std::size_t begin = open + kDataOpen.size();
+  const std::size_t end = html.find("</script>", begin);
+  EXPECT_NE(end, std::string::npos);
+  return html.substr(begin, end - begin);
+}
+
+TEST(HtmlReportTest, PageIsSelfContained) {
+  const std::string html = render_html_report(pipeline_profile());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>\n", 0), 0u);
+  EXPECT_EQ(count(html, "<script"), 2u);  // the data block and the page's own script
+  EXPECT_EQ(count(html, "</script>"), 2u);
+  EXPECT_EQ(count(html, "<style>"), 1u);
+  EXPECT_EQ(count(html, "<link"), 0u);
+  // No external image, script or frame outside the data (where a hostile name has " src=").
+  const std::string data = data_block(html);
+  std::string markup = html;
+  markup.erase(markup.find(data), data.size());
+  EXPECT_EQ(count(markup, " src="), 0u);
+  EXPECT_EQ(count(html, "http://"), 0u);
+  EXPECT_EQ(count(html, "https://"), 0u);
+  EXPECT_EQ(count(html, "@import"), 0u);
+  EXPECT_NE(html.find("content=\"default-src 'none'; style-src 'sha256-"), std::string::npos);
+  EXPECT_NE(html.find("; script-src 'sha256-"), std::string::npos);
+  EXPECT_EQ(html.substr(html.size() - 8), "</html>\n");
+}
+
+TEST(HtmlReportTest, DataBlockCannotCloseItsElement) {
+  const std::string html = render_html_report(pipeline_profile());
+  const std::string data = data_block(html);
+  EXPECT_EQ(data.find('<'), std::string::npos);
+  EXPECT_EQ(data.find('>'), std::string::npos);
+  EXPECT_EQ(data.find('&'), std::string::npos);
+  EXPECT_NE(data.find("\\u003c/script\\u003e\\u003cimg src=x onerror=alert(1)\\u003e"),
+            std::string::npos);
+  // The hostile names are still the same strings once parsed.
+  const Json page = Json::parse(data);
+  const Json& names0 = page.at("sections").at(0).at("names");
+  const Json& names1 = page.at("sections").at(1).at("names");
+  EXPECT_NE(std::find(names0.begin(), names0.end(), kScriptBreakout), names0.end());
+  EXPECT_NE(std::find(names1.begin(), names1.end(), kAttributeBreakout), names1.end());
+  EXPECT_NE(std::find(names1.begin(), names1.end(), "<b>matmul</b>"), names1.end());
+  EXPECT_EQ(page.at("sections").at(1).at("context"), "stage=codegen, note=</script>");
+}
+
+TEST(HtmlReportTest, RecordsAreEmbeddedInStartOrder) {
+  const Profile profile = pipeline_profile();
+  const Json page = Json::parse(data_block(render_html_report(profile)));
+  ASSERT_EQ(page.at("sections").size(), 2u);
+  const Json& s0 = page.at("sections").at(0);
+  ASSERT_EQ(s0.at("records").size(), 7u);
+  // [sequence, parent, thread, depth, name, kernel, start, inclusive, self, flags]
+  const Json& lower = s0.at("records").at(0);
+  EXPECT_EQ(lower, Json::parse("[0,-1,0,0,1,2,0,4700401,0,0]"));
+  EXPECT_EQ(s0.at("names").at(1), "tl.lower");
+  EXPECT_EQ(s0.at("names").at(2), "matmul_kernel");
+  const Json& vectorize = s0.at("records").at(5);
+  EXPECT_EQ(s0.at("names").at(vectorize.at(4).get<int>()), "VectorizeLoop");
+  EXPECT_EQ(vectorize.at(1), 2);                  // parent: LowerTileOp
+  EXPECT_EQ(vectorize.at(3), 2);                  // depth
+  EXPECT_EQ(vectorize.at(6), 1500000 + 2450000);  // start, from the section's first start
+  EXPECT_EQ(vectorize.at(7), 400);
+  EXPECT_EQ(page.at("top_n"), 10);
+  EXPECT_EQ(page.at("metadata").at("command"), "example --kernel matmul");
+}
+
+TEST(HtmlReportTest, TitleIsEscapedAndTopNConfigurable) {
+  HtmlOptions options;
+  options.title = "<i>a & b</i>";
+  options.top_n = 3;
+  const std::string html = render_html_report(Profile{}, options);
+  EXPECT_NE(html.find("<title>&lt;i&gt;a &amp; b&lt;/i&gt;</title>"), std::string::npos);
+  const Json page = Json::parse(data_block(html));
+  EXPECT_EQ(page.at("title"), "<i>a & b</i>");
+  EXPECT_EQ(page.at("top_n"), 3);
+  EXPECT_TRUE(page.at("sections").empty());
+}
+
+TEST(HtmlReportTest, InvalidUtf8AndSeparatorsAreEscaped) {
+  TimingStateMachine sm;
+  sm.enter(0, "ctx\xff");
+  const std::string name = "a\xc3\x28 line\u2028para\u2029 \x1b[2J";
+  sm.before(0, name, "");
+  sm.after(10, name);
+  Profile p;
+  p.sections.push_back(sm.take_section());
+  const std::string data = data_block(render_html_report(p));
+  EXPECT_EQ(data.find("\u2028"), std::string::npos);
+  EXPECT_EQ(data.find("\u2029"), std::string::npos);
+  // As the profile writer does: U+FFFD for the stray byte, \u escapes for the rest.
+  EXPECT_NE(data.find("\"a\ufffd( line\\u2028para\\u2029 \\u001b[2J\""), std::string::npos);
+  const Json page = Json::parse(data);
+  EXPECT_EQ(page.at("sections").at(0).at("context"), "ctx\ufffd");
+}
+
+}  // namespace
+}  // namespace passtiming

@@ -1,0 +1,179 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "commands.h"
+#include "passtiming/aggregate.h"
+#include "passtiming/profile_json.h"
+#include "passtiming/report.h"
+#include "profile_inputs.h"
+
+namespace passtiming::cli {
+namespace {
+
+using Totals = std::unordered_map<std::string, GroupTotals>;
+
+struct DiffOptions {
+  std::vector<std::string> positional;
+  std::vector<std::string> base;
+  std::vector<std::string> next;
+  std::optional<std::string> fail_above;
+  std::string min_ms = "0";
+  std::string by = "pass";
+  std::string format = "text";
+  std::string output = "-";
+};
+
+std::string_view status_of(const DiffRow& row, bool regression) {
+  if (!row.in_base) return "added";
+  if (!row.in_new) return "removed";
+  return regression ? "regression" : "ok";
+}
+
+std::string render_text(const std::vector<DiffRow>& rows, const std::vector<bool>& regressions,
+                        const DiffOptions& o, std::size_t base_n, std::size_t new_n,
+                        std::optional<double> fail_above, double min_ms) {
+  std::size_t width = 24;
+  std::vector<std::string> keys;
+  for (const DiffRow& row : rows) {
+    keys.push_back(row.key.empty() ? "<none>" : escape_for_terminal(row.key));
+    width = std::max(width, keys.back().size());
+  }
+  const std::size_t rule = width + 84;
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "{}\nPass Timing Diff by {}: {} base, {} new profile(s), medians of self time\n",
+                 std::string(rule, '='), o.by, base_n, new_n);
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>18}  {}\n", "Pass", width, "Base (ms)",
+                 "New (ms)", "Delta (ms)", "Delta %", "Runs base -> new", "Status");
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  double base_total = 0, new_total = 0;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const DiffRow& r = rows[i];
+    base_total += r.base_self_ns;
+    new_total += r.new_self_ns;
+    const std::optional<double> pct = r.delta_percent();
+    const std::string pct_text = pct ? fmt::format("{:+.1f}%", *pct) : std::string("-");
+    const std::string runs = fmt::format("{:g} -> {:g}", r.base_executions, r.new_executions);
+    fmt::format_to(it, "{:<{}} {:>12.3f} {:>12.3f} {:>+12.3f} {:>9} {:>18}  {}\n", keys[i], width,
+                   r.base_self_ns / 1e6, r.new_self_ns / 1e6, r.delta_ns() / 1e6, pct_text, runs,
+                   status_of(r, regressions[i]));
+    if (regressions[i]) ++count;
+  }
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "{:<{}} {:>12.3f} {:>12.3f} {:>+12.3f}\n", "Total self", width,
+                 base_total / 1e6, new_total / 1e6, (new_total - base_total) / 1e6);
+  if (fail_above) {
+    fmt::format_to(
+        it, "{} regression(s): passes of at least {:.3f} ms that got more than {:.1f}% slower\n",
+        count, min_ms, *fail_above);
+  }
+  fmt::format_to(it, "{}\n", std::string(rule, '='));
+  return out;
+}
+
+std::string render_json(const std::vector<DiffRow>& rows, const std::vector<bool>& regressions,
+                        const DiffOptions& o, std::size_t base_n, std::size_t new_n,
+                        std::optional<double> fail_above, double min_ms) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  const auto count = std::count(regressions.begin(), regressions.end(), true);
+  fmt::format_to(it,
+                 "{{\"by\":\"{}\",\"base_profiles\":{},\"new_profiles\":{},\"fail_above_pct\":{},"
+                 "\"min_ms\":{},\"regressions\":{},\"rows\":[",
+                 o.by, base_n, new_n, fail_above ? fmt::format("{}", *fail_above) : "null", min_ms,
+                 count);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const DiffRow& r = rows[i];
+    out += i ? ",\n" : "\n";
+    out += "{\"key\":";
+    append_json_string(out, r.key);
+    const std::optional<double> pct = r.delta_percent();
+    fmt::format_to(it,
+                   ",\"status\":\"{}\",\"base_self_ns\":{},\"new_self_ns\":{},\"delta_ns\":{},"
+                   "\"delta_percent\":{},\"base_executions\":{},\"new_executions\":{}}}",
+                   status_of(r, regressions[i]), r.base_self_ns, r.new_self_ns, r.delta_ns(),
+                   pct ? fmt::format("{}", *pct) : "null", r.base_executions, r.new_executions);
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+}  // namespace
+
+Action add_diff_command(CLI::App& app) {
+  auto options = std::make_shared<DiffOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "diff",
+      "Compare the self time of each pass between a base and a new run (medians when a side has "
+      "several profiles); exit status 1 when --fail-above is given and a pass regressed");
+  sub->add_option("BASE NEW", options->positional,
+                  "one base and one new profile or event log (or use --base/--new)")
+      ->expected(0, 2);
+  sub->add_option("--base", options->base, "base profiles (several: compare medians)");
+  sub->add_option("--new", options->next, "new profiles (several: compare medians)");
+  sub->add_option("--fail-above", options->fail_above,
+                  "exit 1 when a pass got slower by more than this many percent");
+  sub->add_option("--min-ms", options->min_ms,
+                  "only passes whose new median self time is at least this many ms can fail");
+  sub->add_option("--by", options->by, "compare by pass (default), kernel or context")
+      ->check(CLI::IsMember({"pass", "kernel", "context"}));
+  sub->add_option("--format", options->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
+
+  return [options]() -> int {
+    DiffOptions& o = *options;
+    if (o.positional.size() == 2 && o.base.empty() && o.next.empty()) {
+      o.base = {o.positional[0]};
+      o.next = {o.positional[1]};
+    } else if (!o.positional.empty() || o.base.empty() || o.next.empty()) {
+      return input_failure(
+          "passtiming diff: give BASE NEW, or --base FILE... --new FILE... (not both)");
+    }
+    std::optional<double> fail_above;
+    double min_ms = 0;
+    if (o.fail_above) {
+      double value = 0;
+      if (!parse_number_option(*o.fail_above, "--fail-above", value)) return kExitUsage;
+      fail_above = value;
+    }
+    if (!parse_number_option(o.min_ms, "--min-ms", min_ms)) return kExitUsage;
+    const GroupBy by = *parse_group_by(o.by);
+
+    std::vector<Totals> base, next;
+    try {
+      for_each_profile(o.base, [&](Profile&& p) { base.push_back(totals_by_group(p, by)); });
+      for_each_profile(o.next, [&](Profile&& p) { next.push_back(totals_by_group(p, by)); });
+    } catch (const std::exception& e) {
+      return input_failure(e.what());
+    }
+    const std::vector<DiffRow> rows = diff_profiles(base, next);
+    std::vector<bool> regressions(rows.size(), false);
+    bool regressed = false;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      regressions[i] = fail_above && is_regression(rows[i], *fail_above, min_ms);
+      regressed = regressed || regressions[i];
+    }
+    const std::string text =
+        o.format == "json"
+            ? render_json(rows, regressions, o, base.size(), next.size(), fail_above, min_ms)
+            : render_text(rows, regressions, o, base.size(), next.size(), fail_above, min_ms);
+    try {
+      write_output(o.output, text);
+    } catch (const std::exception& e) {
+      return input_failure(e.what());
+    }
+    return regressed ? kExitRegression : kExitOk;
+  };
+}
+
+}  // namespace passtiming::cli

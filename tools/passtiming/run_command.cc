@@ -1,0 +1,246 @@
+// `passtiming run [options] -- COMMAND…`: runs a clang, clang++ or opt
+// command (or a build such as `make`) with the LLVM pass plugin injected and
+// prints the timing report of every compile it ran.
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "passtiming/errors.h"
+#include "passtiming/settings.h"
+
+extern char** environ;
+
+namespace passtiming::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPluginFileName = "libpasstiming_llvm.so";
+
+/// Where the plugin is: $PASSTIMING_LLVM_PLUGIN, else next to this
+/// executable (build tree), else in the library directory that belongs to
+/// its bin directory (install tree).
+std::optional<fs::path> find_plugin(std::vector<std::string>& looked_in) {
+  if (const char* override_path = std::getenv("PASSTIMING_LLVM_PLUGIN")) {
+    looked_in.push_back(override_path);
+    if (fs::exists(override_path)) return fs::path(override_path);
+    return std::nullopt;
+  }
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error) return std::nullopt;
+  const fs::path dir = exe.parent_path();
+  for (const fs::path& candidate :
+       {dir / kPluginFileName, dir / PASSTIMING_BIN_TO_LIB_DIR / kPluginFileName}) {
+    looked_in.push_back(candidate.lexically_normal().string());
+    if (fs::exists(candidate)) return fs::canonical(candidate, error);
+  }
+  return std::nullopt;
+}
+
+enum class CommandKind { clang, opt, other };
+
+CommandKind kind_of(const std::string& program) {
+  const std::string name = fs::path(program).filename().string();
+  if (name.rfind("clang", 0) == 0) return CommandKind::clang;
+  if (name.rfind("opt", 0) == 0) return CommandKind::opt;
+  return CommandKind::other;
+}
+
+/// The environment of the child: ours, with `overrides` (NAME=VALUE) replacing
+/// variables of the same name.
+std::vector<std::string> child_environment(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry; ++entry) {
+    std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    bool replaced = std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) {
+      return std::string_view(o).substr(0, o.find('=')) == name;
+    });
+    if (!replaced) env.emplace_back(text);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+/// Runs `argv` with `env`; returns its exit status (128 + signal when killed),
+/// or nullopt when it cannot be started.
+std::optional<int> spawn_and_wait(std::vector<std::string> argv, std::vector<std::string> env) {
+  std::vector<char*> args = c_strings(argv);
+  std::vector<char*> envp = c_strings(env);
+  pid_t pid = 0;
+  const int error = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  if (error != 0) {
+    std::fprintf(stderr, "passtiming run: cannot run '%s': %s\n", args[0], std::strerror(error));
+    return std::nullopt;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return std::nullopt;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+/// A private directory for the compiles' report files, removed at the end.
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = fmt::format("{}/passtiming-run-XXXXXX", base && *base ? base : "/tmp");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error(
+          fmt::format("cannot create a directory like {}: {}", pattern, std::strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// The reports the compiles wrote, oldest first (a build's compiles in the
+/// order they finished).
+std::string collect_reports(const fs::path& dir) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    files.emplace_back(entry.last_write_time(), entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::string text;
+  for (const auto& file : files) {
+    std::ifstream in(file.second, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (!text.empty()) text += "\n";
+    text += content.str();
+  }
+  return text;
+}
+
+}  // namespace
+
+Action add_run_command(CLI::App& app) {
+  struct Options {
+    std::string threshold = "0";
+    std::string profile;
+    std::string events;
+    std::string context;
+    bool analyses = false;
+    bool no_report = false;
+    std::vector<std::string> command;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Run a clang/clang++/opt command, or a build that calls clang (make), with the LLVM pass "
+      "plugin and print each compile's timing report");
+  sub->add_option("--threshold-ms", options->threshold,
+                  "hide passes whose inclusive time is under this many milliseconds");
+  sub->add_option("-o,--profile", options->profile,
+                  "write each compile's JSON profile here (%p = the compiler's pid)");
+  sub->add_option("--events", options->events,
+                  "stream each compile's JSONL event log here (%p = pid)");
+  sub->add_option("--context", options->context, "context line of the reports");
+  sub->add_flag("--analyses", options->analyses, "record analyses as well as passes");
+  sub->add_flag("--no-report", options->no_report, "print no report (files only)");
+  sub->add_option("COMMAND", options->command, "the command, after --")->required();
+  sub->positionals_at_end();
+
+  return [options]() -> int {
+    try {
+      parse_threshold_ms(options->threshold, "--threshold-ms");
+    } catch (const ConfigError& e) {
+      std::fprintf(stderr, "passtiming run: %s\n", e.what());
+      return kExitUsage;
+    }
+    std::vector<std::string> looked_in;
+    const std::optional<fs::path> plugin = find_plugin(looked_in);
+    if (!plugin) {
+      std::string places;
+      for (const std::string& p : looked_in) places += (places.empty() ? "" : ", ") + p;
+      std::fprintf(stderr,
+                   "passtiming run: cannot find the LLVM pass plugin %s (looked in: %s); set "
+                   "PASSTIMING_LLVM_PLUGIN to its path\n",
+                   kPluginFileName, places.c_str());
+      return kExitUsage;
+    }
+
+    std::vector<std::string> argv = options->command;
+    std::vector<std::string> overrides;
+    const CommandKind kind = kind_of(argv[0]);
+    if (kind == CommandKind::clang) {
+      argv.insert(argv.begin() + 1, "-fpass-plugin=" + plugin->string());
+    } else if (kind == CommandKind::opt) {
+      argv.insert(argv.begin() + 1, "-load-pass-plugin=" + plugin->string());
+    } else {
+      // A build: every clang it starts reads CCC_OVERRIDE_OPTIONS ('#' keeps
+      // the driver quiet about the edit, '+' appends the argument).
+      const char* existing = std::getenv("CCC_OVERRIDE_OPTIONS");
+      overrides.push_back(fmt::format("CCC_OVERRIDE_OPTIONS={} +-fpass-plugin={}",
+                                      existing && *existing ? existing : "#", plugin->string()));
+      if (!options->profile.empty() && options->profile.find("%p") == std::string::npos) {
+        std::fprintf(stderr,
+                     "passtiming run: warning: --profile has no %%p, so with several compiles "
+                     "each one replaces the previous profile\n");
+      }
+    }
+
+    TemporaryDirectory reports;
+    overrides.push_back("PASSTIMING_THRESHOLD_MS=" + options->threshold);
+    overrides.push_back(options->no_report
+                            ? std::string("PASSTIMING_REPORT=off")
+                            : "PASSTIMING_REPORT=" + (reports.path() / "report-%p.txt").string());
+    overrides.push_back("PASSTIMING_PROFILE=" + options->profile);
+    overrides.push_back("PASSTIMING_EVENTS=" + options->events);
+    overrides.push_back("PASSTIMING_CONTEXT=" + options->context);
+    overrides.push_back(std::string("PASSTIMING_ANALYSES=") + (options->analyses ? "1" : "0"));
+
+    const std::optional<int> status = spawn_and_wait(argv, child_environment(overrides));
+    if (!status) return kExitUsage;
+
+    if (!options->no_report) {
+      const std::string text = collect_reports(reports.path());
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+      if (text.empty()) {
+        std::fprintf(stderr, "passtiming run: no LLVM pass pipeline ran in '%s'\n",
+                     argv[0].c_str());
+      }
+    }
+    // The compiler's own verdict is the command's.
+    return *status;
+  };
+}
+
+}  // namespace passtiming::cli

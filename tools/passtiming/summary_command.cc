@@ -1,0 +1,147 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "passtiming/aggregate.h"
+#include "passtiming/profile_json.h"
+#include "passtiming/report.h"
+#include "profile_inputs.h"
+
+namespace passtiming::cli {
+namespace {
+
+struct SummaryOptions {
+  std::vector<std::string> inputs;
+  std::string by = "pass";
+  std::size_t top = 0;
+  std::string threshold = "0";
+  std::string format = "text";
+  std::string output = "-";
+};
+
+double ms(double ns) {
+  return ns / 1e6;
+}
+
+std::string display_key(std::string_view key, GroupBy by) {
+  if (!key.empty()) return escape_for_terminal(key);
+  return by == GroupBy::kernel    ? "<no kernel>"
+         : by == GroupBy::context ? "<no context>"
+                                  : "<unnamed>";
+}
+
+std::string render_text(const std::vector<AggregateRow>& rows, const Aggregator& agg,
+                        std::size_t hidden, double threshold_ms) {
+  const GroupBy by = agg.group_by();
+  std::vector<std::string> keys;
+  std::size_t width = 24;
+  for (const AggregateRow& row : rows) {
+    keys.push_back(display_key(row.key, by));
+    width = std::max(width, keys.back().size());
+  }
+  std::string out;
+  auto it = std::back_inserter(out);
+  const std::size_t rule = width + 99;
+  fmt::format_to(it, "{}\nPass Timing Summary by {}\n{}\n", std::string(rule, '='),
+                 group_by_name(by), std::string(rule, '='));
+  fmt::format_to(it, "Profiles: {}  Total self: {:.4f}s", agg.profiles(),
+                 static_cast<double>(agg.total_self_ns()) / 1e9);
+  if (threshold_ms > 0) fmt::format_to(it, "  (total inclusive threshold: {:.1f}ms)", threshold_ms);
+  fmt::format_to(it, "\n{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "{:>3}  {:<{}} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "#",
+                 group_by_name(by), width, "Runs", "Incl (ms)", "Self (ms)", "Mean", "P50", "P95",
+                 "Max", "Self %");
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const AggregateRow& r = rows[i];
+    fmt::format_to(it,
+                   "{:>3}  {:<{}} {:>6} {:>12.3f} {:>12.3f} {:>10.3f} {:>10.3f} {:>10.3f} "
+                   "{:>10.3f} {:>6.1f}%\n",
+                   i + 1, keys[i], width, r.executions,
+                   ms(static_cast<double>(r.total_inclusive_ns)),
+                   ms(static_cast<double>(r.total_self_ns)), ms(r.mean_self_ns),
+                   ms(static_cast<double>(r.p50_self_ns)), ms(static_cast<double>(r.p95_self_ns)),
+                   ms(static_cast<double>(r.max_self_ns)), r.self_share * 100);
+  }
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "Mean, P50, P95 and Max are self times per run, in ms.\n");
+  if (hidden) fmt::format_to(it, "({} {} rows not shown)\n", hidden, group_by_name(by));
+  fmt::format_to(it, "{}\n", std::string(rule, '='));
+  return out;
+}
+
+std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator& agg,
+                        std::size_t hidden) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(
+      it, "{{\"by\":\"{}\",\"profiles\":{},\"total_self_ns\":{},\"hidden_rows\":{},\"rows\":[",
+      group_by_name(agg.group_by()), agg.profiles(), agg.total_self_ns(), hidden);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const AggregateRow& r = rows[i];
+    out += i ? ",\n" : "\n";
+    out += "{\"key\":";
+    append_json_string(out, r.key);
+    fmt::format_to(it,
+                   ",\"executions\":{},\"total_inclusive_ns\":{},\"total_self_ns\":{},"
+                   "\"mean_self_ns\":{},\"p50_self_ns\":{},\"p95_self_ns\":{},\"max_self_ns\":{},"
+                   "\"self_share\":{}}}",
+                   r.executions, r.total_inclusive_ns, r.total_self_ns, r.mean_self_ns,
+                   r.p50_self_ns, r.p95_self_ns, r.max_self_ns, r.self_share);
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+}  // namespace
+
+Action add_summary_command(CLI::App& app) {
+  auto options = std::make_shared<SummaryOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "summary",
+      "Aggregate any number of profiles and event logs per pass, kernel or context: runs, total "
+      "inclusive and self time, mean/p50/p95/max self time, share of self time");
+  sub->add_option("FILE", options->inputs, "JSON profiles or event logs ('-' reads stdin)")
+      ->required();
+  sub->add_option("--by", options->by, "group by pass (default), kernel or context")
+      ->check(CLI::IsMember({"pass", "kernel", "context"}));
+  sub->add_option("--top", options->top, "show only the N rows with the most self time (0 = all)");
+  sub->add_option("--threshold-ms", options->threshold,
+                  "hide rows whose total inclusive time is under this many milliseconds");
+  sub->add_option("--format", options->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
+
+  return [options]() -> int {
+    double threshold_ms = 0;
+    if (!parse_number_option(options->threshold, "--threshold-ms", threshold_ms)) return kExitUsage;
+    Aggregator agg(*parse_group_by(options->by));
+    try {
+      for_each_profile(options->inputs, [&](Profile&& profile) { agg.add(profile); });
+    } catch (const std::exception& e) {
+      return input_failure(e.what());
+    }
+    std::vector<AggregateRow> rows = agg.rows();
+    const std::size_t all = rows.size();
+    std::erase_if(rows, [&](const AggregateRow& r) {
+      return static_cast<double>(r.total_inclusive_ns) < threshold_ms * 1e6;
+    });
+    if (options->top > 0 && rows.size() > options->top) rows.resize(options->top);
+    const std::size_t hidden = all - rows.size();
+    const std::string text = options->format == "json"
+                                 ? render_json(rows, agg, hidden)
+                                 : render_text(rows, agg, hidden, threshold_ms);
+    try {
+      write_output(options->output, text);
+    } catch (const std::exception& e) {
+      return input_failure(e.what());
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace passtiming::cli
