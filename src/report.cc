@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace passtiming {
@@ -44,6 +45,57 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& c
   }
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return len;
+}
+
+/// Appends `value` right-aligned in `width` characters.
+void append_right(std::string& out, std::string_view value, std::size_t width) {
+  if (value.size() < width) out.append(width - value.size(), ' ');
+  out.append(value);
+}
+
+/// `{seconds:>W.4f}` for a duration in nanoseconds, without going through
+/// the floating-point formatter when the answer is certain: the double
+/// `ns / 1e9` lies within half an ulp (< 1e-9 s below 46 days) of the exact
+/// decimal, and a rounding boundary (an odd multiple of 50 µs) is at least
+/// 1 ns away unless `ns` sits on it, so rounding the integer gives the same
+/// digits as rounding the double. On a boundary, or for huge values, {fmt}
+/// decides from the exact binary value, as Python does.
+void append_seconds(std::string& out, Nanoseconds ns, std::size_t width) {
+  constexpr Nanoseconds kExactLimit = 4'000'000'000'000'000;  // 46 days: half an ulp < 1 ns
+  if (ns < 0 || ns >= kExactLimit || ns % 100'000 == 50'000) {
+    fmt::format_to(std::back_inserter(out), "{:>{}.4f}", to_seconds(ns), width);
+    return;
+  }
+  const Nanoseconds ticks = (ns + 50'000) / 100'000;  // units of 0.1 ms
+  char buffer[32];
+  auto end = fmt::format_to(buffer, "{}.", ticks / 10'000);
+  const auto frac = static_cast<unsigned>(ticks % 10'000);
+  *end++ = static_cast<char>('0' + frac / 1000);
+  *end++ = static_cast<char>('0' + frac / 100 % 10);
+  *end++ = static_cast<char>('0' + frac / 10 % 10);
+  *end++ = static_cast<char>('0' + frac % 10);
+  append_right(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
+}
+
+/// `{percent:>W.1f}` with the same shortcut: when ten times the value is not
+/// within 1e-6 of a rounding boundary (the double's own error is below
+/// 1e-12 there), rounding it gives Python's digits; otherwise {fmt} decides.
+void append_percent(std::string& out, double percent, std::size_t width) {
+  const double tenths = percent * 10;
+  if (!(tenths >= 0 && tenths < 1e12)) {
+    fmt::format_to(std::back_inserter(out), "{:>{}.1f}", percent, width);
+    return;
+  }
+  const double floor = std::floor(tenths);
+  const double fraction = tenths - floor;
+  if (std::abs(fraction - 0.5) < 1e-6) {
+    fmt::format_to(std::back_inserter(out), "{:>{}.1f}", percent, width);
+    return;
+  }
+  const auto rounded = static_cast<std::uint64_t>(floor) + (fraction > 0.5 ? 1 : 0);
+  char buffer[32];
+  auto end = fmt::format_to(buffer, "{}.{}", rounded / 10, rounded % 10);
+  append_right(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
 }
 
 /// A pass or kernel name prepared for the table: escaped, with its width.
@@ -101,14 +153,20 @@ class ReportWriter {
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Record& r = records[order[i]];
       if (!visible(r)) continue;
-      fmt::format_to(std::back_inserter(out_), "{:>3}  ", i + 1);
+      append_index(i + 1, 3);
+      out_.append("  ");
       const std::size_t indent = 2 * std::size_t{r.depth};
       out_.append(indent, ' ');
       display(r, width - std::min(width, indent));
-      const double incl = to_seconds(r.inclusive_ns);
-      const double self = to_seconds(r.self_ns);
-      fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>9.4f}s {:>6.1f}% {:>6.1f}%\n", incl,
-                     self, percent(incl, total), percent(self, total));
+      out_.push_back(' ');
+      append_seconds(out_, r.inclusive_ns, 9);
+      out_.append("s ");
+      append_seconds(out_, r.self_ns, 9);
+      out_.append("s ");
+      append_percent(out_, percent(to_seconds(r.inclusive_ns), total), 6);
+      out_.append("% ");
+      append_percent(out_, percent(to_seconds(r.self_ns), total), 6);
+      out_.append("%\n");
     }
     line(std::string(rule, '-'));
 
@@ -137,6 +195,13 @@ class ReportWriter {
  private:
   static double percent(double value, double total) {
     return total > 0 ? value / total * 100 : 0.0;
+  }
+
+  /// `{index:>width}` for a positive integer.
+  void append_index(std::size_t index, std::size_t width) {
+    char buffer[24];
+    auto end = fmt::format_to(buffer, "{}", index);
+    append_right(out_, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
   }
 
   void line(std::string_view text) {

@@ -1,5 +1,6 @@
 #include "passtiming/report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "passtiming/timing_state.h"
@@ -188,6 +189,45 @@ TEST(ReportTest, RoundsLikePython) {
   EXPECT_NE(text.find("  2  b                                              0.0001s    0.0001s   75.0%   75.0%"),
             std::string::npos)
       << text;
+}
+
+TEST(ReportTest, FastNumberFormattingAgreesWithFmtEverywhere) {
+  // The report formats durations and percentages without {fmt} when the
+  // digits are certain; every row must still read exactly as {fmt} (and
+  // Python) would print the doubles, including on rounding boundaries.
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  Section s;
+  const Nanoseconds special[] = {0, 1, 49'999, 50'000, 50'001, 149'999, 150'000, 250'000,
+                                 99'999'950'000, 123'456'789'050'000, 3'999'999'999'950'000};
+  std::uint32_t seq = 0;
+  for (Nanoseconds ns : special) add_record(s, "p", 0, seq++, ns, ns / 3);
+  for (int i = 0; i < 3000; ++i) {
+    const int scale = static_cast<int>(next() % 12);
+    Nanoseconds ns = static_cast<Nanoseconds>(next() % 1'000'000'000'000ull);
+    for (int k = 0; k < scale; ++k) ns /= 10;
+    if (i % 5 == 0) ns = ns / 50'000 * 50'000;  // land on boundaries often
+    add_record(s, "p", 0, seq++, ns, ns / 7 * 3);
+  }
+  const std::string text = render_report(s, 0.0, std::nullopt);
+  const double total = s.total_seconds();
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    const Record& r = s.records[i];
+    const double incl = to_seconds(r.inclusive_ns), self = to_seconds(r.self_ns);
+    const std::string expected =
+        fmt::format("{:>9.4f}s {:>9.4f}s {:>6.1f}% {:>6.1f}%\n", incl, self, incl / total * 100,
+                    self / total * 100);
+    pos = text.find('\n', text.find(fmt::format("\n{:>3}  p ", i + 1), pos) + 1);
+    const std::size_t row_end = pos + 1;
+    ASSERT_GE(row_end, expected.size());
+    EXPECT_EQ(text.substr(row_end - expected.size(), expected.size()), expected) << "record " << i;
+  }
 }
 
 TEST(ReportTest, SessionSectionsJoinedByEmptyLine) {
