@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "browser/sample_profiles.h"
-#include "commands.h"
+#include "cli_test_support.h"
 #include "passtiming/chrome_trace.h"
 #include "passtiming/html_report.h"
 #include "passtiming/profile_io.h"
@@ -22,34 +22,7 @@ using ::passtiming::testing::pipeline_profile;
 using ::passtiming::testing::read_file;
 using Json = nlohmann::json;
 
-struct CliResult {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliResult run(std::vector<std::string> args) {
-  args.insert(args.begin(), "passtiming");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int status = cli::run_cli(static_cast<int>(argv.size()), argv.data());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  return {status, ::testing::internal::GetCapturedStdout(),
-          ::testing::internal::GetCapturedStderr()};
-}
-
-const char* const kEventLog =
-    R"({"ev":"meta","format":"passtiming-events","version":1,"tool":"passtiming 0.1"}
-{"ev":"enter_ctx","t_ns":1000,"context":"stage=jit-lower, kernel=matmul"}
-{"ev":"before","t_ns":1000,"pass":"parent"}
-{"ev":"before","t_ns":1000001000,"pass":"child","kernel":"matmul"}
-{"ev":"after","t_ns":3000001000,"pass":"child"}
-{"ev":"after","t_ns":5000001000,"pass":"parent"}
-{"ev":"exit_ctx","t_ns":5000002000}
-)";
+auto run(std::vector<std::string> args) { return testing::run_tool(std::move(args)); }
 
 class CliConvertTest : public ::testing::Test {
  protected:
@@ -79,7 +52,7 @@ TEST_F(CliConvertTest, ProfileToChromeMatchesTheGoldenTrace) {
 }
 
 TEST_F(CliConvertTest, EventLogToChromeOnStdout) {
-  const auto r = run({"convert", write("log.jsonl", kEventLog), "--to", "chrome"});
+  const auto r = run({"convert", write("log.jsonl", ::passtiming::testing::kSpecExampleEvents), "--to", "chrome"});
   ASSERT_EQ(r.status, 0) << r.err;
   const Json trace = Json::parse(r.out);
   std::vector<Json> complete;
@@ -115,7 +88,7 @@ TEST_F(CliConvertTest, ToJsonRoundTripsAProfileByteForByte) {
   const auto r = run({"convert", input, "--to", "json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, read_file(input));
-  const auto from_log = run({"convert", write("log.jsonl", kEventLog), "--to", "json"});
+  const auto from_log = run({"convert", write("log.jsonl", ::passtiming::testing::kSpecExampleEvents), "--to", "json"});
   ASSERT_EQ(from_log.status, 0) << from_log.err;
   EXPECT_NE(from_log.out.find("\"parent\""), std::string::npos);
 }

@@ -4,32 +4,16 @@
 #include <filesystem>
 #include <fstream>
 
-#include "commands.h"
+#include "cli_test_support.h"
 #include "test_support.h"
 
 namespace passtiming {
 namespace {
 
 namespace fs = std::filesystem;
+using ::passtiming::testing::kSpecExampleEvents;
 
-struct CliResult {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CliResult run(std::vector<std::string> args) {
-  args.insert(args.begin(), "passtiming");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int status = cli::run_cli(static_cast<int>(argv.size()), argv.data());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  CliResult r{status, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
-  return r;
-}
+auto run(std::vector<std::string> args) { return testing::run_tool(std::move(args)); }
 
 class CliReportTest : public ::testing::Test {
  protected:
@@ -46,25 +30,16 @@ class CliReportTest : public ::testing::Test {
   fs::path dir_;
 };
 
-const char* const kSpecExample =
-    R"({"ev":"meta","format":"passtiming-events","version":1,"tool":"passtiming 0.1"}
-{"ev":"enter_ctx","t_ns":1000,"context":"stage=jit-lower, kernel=matmul"}
-{"ev":"before","t_ns":1000,"pass":"parent"}
-{"ev":"before","t_ns":1000001000,"pass":"child","kernel":"matmul"}
-{"ev":"after","t_ns":3000001000,"pass":"child"}
-{"ev":"after","t_ns":5000001000,"pass":"parent"}
-{"ev":"exit_ctx","t_ns":5000002000}
-)";
 
 TEST_F(CliReportTest, PrintsTheSessionReport) {
-  auto r = run({"report", write("ok.jsonl", kSpecExample)});
+  auto r = run({"report", write("ok.jsonl", kSpecExampleEvents)});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, testing::golden("report/spec_example_context.txt") + "\n");
   EXPECT_EQ(r.err, "");
 }
 
 TEST_F(CliReportTest, ThresholdOption) {
-  auto r = run({"report", write("ok.jsonl", kSpecExample), "--threshold-ms", "3000"});
+  auto r = run({"report", write("ok.jsonl", kSpecExampleEvents), "--threshold-ms", "3000"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("(inclusive threshold: 3000.0ms)"), std::string::npos);
   EXPECT_NE(r.out.find("(1 passes skipped - under 3000.0ms inclusive threshold)"), std::string::npos);
@@ -91,7 +66,7 @@ TEST_F(CliReportTest, MalformedLogIsOneLineOnStderrAndExitTwo) {
 
 TEST_F(CliReportTest, BadThresholdIsExitTwo) {
   for (const char* bad : {"-1", "nan", "inf", "5ms"}) {
-    auto r = run({"report", write("ok.jsonl", kSpecExample), "--threshold-ms", bad});
+    auto r = run({"report", write("ok.jsonl", kSpecExampleEvents), "--threshold-ms", bad});
     EXPECT_EQ(r.status, 2) << bad;
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find("--threshold-ms must be a finite non-negative number"), std::string::npos) << r.err;

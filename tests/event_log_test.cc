@@ -30,18 +30,9 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-const char* const kSpecExample =
-    R"({"ev":"meta","format":"passtiming-events","version":1,"tool":"passtiming 0.1"}
-{"ev":"enter_ctx","t_ns":1000,"context":"stage=jit-lower, kernel=matmul"}
-{"ev":"before","t_ns":1000,"pass":"parent"}
-{"ev":"before","t_ns":1000001000,"pass":"child","kernel":"matmul"}
-{"ev":"after","t_ns":3000001000,"pass":"child"}
-{"ev":"after","t_ns":5000001000,"pass":"parent"}
-{"ev":"exit_ctx","t_ns":5000002000}
-)";
 
 TEST(EventLogTest, SpecExampleReproducesTheSpecReport) {
-  Profile p = replay(kSpecExample);
+  Profile p = replay(testing::kSpecExampleEvents);
   ASSERT_EQ(p.sections.size(), 1u);
   EXPECT_EQ(render_session_report(p, 0.0), golden("report/spec_example_context.txt"));
 }

@@ -20,6 +20,18 @@ inline std::string read_file(const std::string& path) {
   return out.str();
 }
 
+/// The event log of the spec's first example (docs/event-log-format.md); its
+/// report is golden("report/spec_example_context.txt").
+inline constexpr const char* kSpecExampleEvents =
+    R"({"ev":"meta","format":"passtiming-events","version":1,"tool":"passtiming 0.1"}
+{"ev":"enter_ctx","t_ns":1000,"context":"stage=jit-lower, kernel=matmul"}
+{"ev":"before","t_ns":1000,"pass":"parent"}
+{"ev":"before","t_ns":1000001000,"pass":"child","kernel":"matmul"}
+{"ev":"after","t_ns":3000001000,"pass":"child"}
+{"ev":"after","t_ns":5000001000,"pass":"parent"}
+{"ev":"exit_ctx","t_ns":5000002000}
+)";
+
 inline std::string golden(const std::string& name) {
   return read_file(std::string(PASSTIMING_GOLDEN_DIR) + "/" + name);
 }
