@@ -224,6 +224,22 @@ TEST(TimingStateMachineTest, ObserverSeesEveryEventWithTheRecordedTimestamps) {
   EXPECT_EQ(sm.section().records[0].start_ns, 42);
 }
 
+TEST(SectionTest, OrderBySequenceHandlesGapsAndRepeats) {
+  Section s;
+  auto add = [&s](std::uint32_t sequence) {
+    Record r;
+    r.sequence = sequence;
+    s.records.push_back(r);
+  };
+  add(5), add(1), add(3);  // gaps: discarded frames leave unused sequences
+  EXPECT_EQ(s.order_by_sequence(), (std::vector<std::uint32_t>{1, 2, 0}));
+  add(1);  // a repeat (merged input): stable, completion order kept
+  EXPECT_EQ(s.order_by_sequence(), (std::vector<std::uint32_t>{1, 3, 2, 0}));
+  add(4'000'000'000u);  // sparse: the sort path
+  EXPECT_EQ(s.order_by_sequence(), (std::vector<std::uint32_t>{1, 3, 2, 0, 4}));
+  EXPECT_TRUE(Section().order_by_sequence().empty());
+}
+
 TEST(TimingStateMachineTest, RecordIsFortyEightBytes) { EXPECT_EQ(sizeof(Record), 48u); }
 
 }  // namespace
