@@ -3,13 +3,16 @@
 ///   - the floor: two steady_clock reads, the least any timer can cost;
 ///   - the timing instrument's callbacks called directly on a 3-deep stream;
 ///   - the same stream through PassContext, Sequential and the instrument;
-///   - the text report of a million records;
+///   - the text report of a million records, streamed as the CLI writes it
+///     and as one string, beside the machine's cost of touching that much
+///     fresh memory;
 ///   - memory per record.
 /// Every "per pair" figure is one before/after pair (items_per_second).
 
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <memory>
 
 #include "passtiming/passtiming.h"
 
@@ -127,7 +130,27 @@ Section make_section(std::size_t records) {
   return sm.take_section();
 }
 
+/// The report of a million records as `passtiming report` writes it: handed
+/// on in 64 KiB pieces (here to a sink that only looks at each piece).
 void BM_Report_1M(benchmark::State& state) {
+  const Section section = make_section(1'000'000);
+  std::size_t bytes = 0;
+  const TextSink sink = [&bytes](std::string_view piece) {
+    bytes += piece.size();
+    benchmark::DoNotOptimize(piece.data());
+  };
+  for (auto _ : state) {
+    bytes = 0;
+    write_report(section, 0.0, "stage=bench", sink);
+  }
+  state.counters["records"] = static_cast<double>(section.records.size());
+  state.counters["report_MB"] = static_cast<double>(bytes) / 1e6;
+}
+BENCHMARK(BM_Report_1M)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+/// The same report as one string (`report()`, `print_report()`): the text is
+/// the same, but its 90 MB are memory the process has to touch.
+void BM_Report_1M_OneString(benchmark::State& state) {
   const Section section = make_section(1'000'000);
   std::size_t bytes = 0;
   for (auto _ : state) {
@@ -135,10 +158,22 @@ void BM_Report_1M(benchmark::State& state) {
     bytes = text.size();
     benchmark::DoNotOptimize(text.data());
   }
-  state.counters["records"] = static_cast<double>(section.records.size());
   state.counters["report_MB"] = static_cast<double>(bytes) / 1e6;
 }
-BENCHMARK(BM_Report_1M)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_Report_1M_OneString)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+/// The machine's cost of memory touched for the first time (a page fault
+/// per 4 KiB), for 90 MB: the floor under any renderer that builds the
+/// whole report in memory.
+void BM_Floor_FirstTouch90MB(benchmark::State& state) {
+  constexpr std::size_t kBytes = 90'000'000;
+  for (auto _ : state) {
+    std::unique_ptr<char[]> block(new char[kBytes]);
+    for (std::size_t i = 0; i < kBytes; i += 4096) block[i] = 1;
+    benchmark::DoNotOptimize(block.get());
+  }
+}
+BENCHMARK(BM_Floor_FirstTouch90MB)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 void BM_BytesPerRecord(benchmark::State& state) {
   for (auto _ : state) {

@@ -128,13 +128,13 @@ void EventLogWriter::on_enter(Nanoseconds t, std::string_view context) noexcept 
   used_ = static_cast<std::size_t>(p - data_);
 }
 
-void EventLogWriter::on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                               ThreadKey tid) noexcept {
+void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
+                                      std::string_view kernel, ThreadKey tid) noexcept {
   if (!reserve(kEventOverhead + detail::json_string_max_size(pass) +
                detail::json_string_max_size(kernel))) {
     return;
   }
-  char* p = put(cursor(), "{\"ev\":\"before\",\"t_ns\":");
+  char* p = put(cursor(), head);
   p = put_int(p, t);
   p = put(p, ",\"pass\":");
   p = detail::write_json_string(p, pass);
@@ -150,40 +150,18 @@ void EventLogWriter::on_before(Nanoseconds t, std::string_view pass, std::string
   used_ = static_cast<std::size_t>(p - data_);
 }
 
+void EventLogWriter::on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                               ThreadKey tid) noexcept {
+  write_pass_event("{\"ev\":\"before\",\"t_ns\":", t, pass, kernel, tid);
+}
+
 void EventLogWriter::on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept {
-  if (!reserve(kEventOverhead + detail::json_string_max_size(pass))) return;
-  char* p = put(cursor(), "{\"ev\":\"after\",\"t_ns\":");
-  p = put_int(p, t);
-  p = put(p, ",\"pass\":");
-  p = detail::write_json_string(p, pass);
-  if (tid != 0) {
-    p = put(p, ",\"tid\":");
-    p = put_int(p, tid);
-  }
-  p = put(p, "}\n");
-  used_ = static_cast<std::size_t>(p - data_);
+  write_pass_event("{\"ev\":\"after\",\"t_ns\":", t, pass, {}, tid);
 }
 
 void EventLogWriter::on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
                              ThreadKey tid) noexcept {
-  if (!reserve(kEventOverhead + detail::json_string_max_size(pass) +
-               detail::json_string_max_size(kernel))) {
-    return;
-  }
-  char* p = put(cursor(), "{\"ev\":\"skip\",\"t_ns\":");
-  p = put_int(p, t);
-  p = put(p, ",\"pass\":");
-  p = detail::write_json_string(p, pass);
-  if (!kernel.empty()) {
-    p = put(p, ",\"kernel\":");
-    p = detail::write_json_string(p, kernel);
-  }
-  if (tid != 0) {
-    p = put(p, ",\"tid\":");
-    p = put_int(p, tid);
-  }
-  p = put(p, "}\n");
-  used_ = static_cast<std::size_t>(p - data_);
+  write_pass_event("{\"ev\":\"skip\",\"t_ns\":", t, pass, kernel, tid);
 }
 
 void EventLogWriter::on_exit(Nanoseconds t) noexcept {

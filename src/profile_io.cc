@@ -83,17 +83,6 @@ std::string display_name(const std::string& path) {
   return path == "-" ? "<stdin>" : path;
 }
 
-/// The process's umask, read without changing it (umask(2) would, for a
-/// moment, for every thread).
-mode_t current_umask() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Umask:", 0) == 0)
-      return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
-  }
-  return 022;
-}
 
 std::string shell_quote(std::string_view arg) {
   if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string_view::npos) {
@@ -131,65 +120,6 @@ Profile load_profile(const std::string& path) {
     return replay_event_log(in, source);
   }
   return detail::parse_profile_padded(data, source);
-}
-
-void write_file_atomically(const std::string& path, std::string_view data) {
-  if (path == "-") {
-    if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size() ||
-        std::fflush(stdout) != 0) {
-      throw_io("cannot write", "<stdout>", errno);
-    }
-    return;
-  }
-  // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place:
-  // renaming a temporary file over it would replace the device node itself
-  // (as root) or fail to create the temporary file in /dev (as anyone else).
-  struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw_io("cannot open", path, errno);
-    std::size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int error = n < 0 ? errno : EIO;
-        ::close(fd);
-        throw_io("cannot write", path, error);
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    if (::close(fd) != 0) throw_io("cannot write", path, errno);
-    return;
-  }
-  // The temporary file sits next to the target, so the rename stays within
-  // one file system and is atomic.
-  std::string temp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw_io("cannot create a temporary file next to it", path, errno);
-  auto fail = [&](std::string_view what, int error) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw_io(what, path, error);
-  };
-  if (::fchmod(fd, 0666 & ~current_umask()) != 0) fail("cannot set permissions", errno);
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot write", n < 0 ? errno : EIO);
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw_io("cannot write", path, error);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw_io("cannot replace", path, error);
-  }
 }
 
 ProfileMetadata current_process_metadata() {

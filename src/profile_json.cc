@@ -47,7 +47,15 @@ void write_record(std::string& out, const Section& s, const Record& r) {
   out += '}';
 }
 
-void write_section(std::string& out, const Section& s) {
+/// Hands `out` to `sink` once it holds a piece's worth; no sink: keeps it.
+void flush_full_piece(std::string& out, const TextSink* sink) {
+  if (sink != nullptr && out.size() >= kTextPieceBytes) {
+    (*sink)(out);
+    out.clear();
+  }
+}
+
+void write_section(std::string& out, const Section& s, const TextSink* sink) {
   out += "{\"context\":";
   detail::append_json_string(out, s.context);
   fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"skipped\":{},\"threads\":["), s.skipped);
@@ -59,8 +67,23 @@ void write_section(std::string& out, const Section& s) {
   for (std::size_t i = 0; i < s.records.size(); ++i) {
     out += i ? ",\n" : "\n";
     write_record(out, s, s.records[i]);
+    flush_full_piece(out, sink);
   }
   out += "]}";
+}
+
+/// The profile's text into `out`, or through `out` into `sink` when given.
+void write_profile(const Profile& profile, std::string& out, const TextSink* sink) {
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
+                 kProfileFormatName, kProfileFormatVersion);
+  write_metadata(out, profile.metadata);
+  out += "\"sections\":[";
+  for (std::size_t i = 0; i < profile.sections.size(); ++i) {
+    out += i ? ",\n" : "\n";
+    write_section(out, profile.sections[i], sink);
+  }
+  out += "\n]}\n";
+  if (sink != nullptr) (*sink)(out);
 }
 
 }  // namespace
@@ -68,16 +91,14 @@ void write_section(std::string& out, const Section& s) {
 std::string profile_to_json(const Profile& profile) {
   std::string out;
   out.reserve(256 + profile.record_count() * 176);
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
-                 kProfileFormatName, kProfileFormatVersion);
-  write_metadata(out, profile.metadata);
-  out += "\"sections\":[";
-  for (std::size_t i = 0; i < profile.sections.size(); ++i) {
-    out += i ? ",\n" : "\n";
-    write_section(out, profile.sections[i]);
-  }
-  out += "\n]}\n";
+  write_profile(profile, out, nullptr);
   return out;
+}
+
+void write_profile_json(const Profile& profile, const TextSink& sink) {
+  std::string piece;
+  piece.reserve(kTextPieceBytes + 4096);
+  write_profile(profile, piece, &sink);
 }
 
 Profile parse_profile_json(std::string_view text, std::string_view source) {
@@ -90,7 +111,9 @@ void append_json_string(std::string& out, std::string_view text) {
 }
 
 void write_profile_file(const Profile& profile, const std::string& path) {
-  write_file_atomically(path, profile_to_json(profile));
+  OutputFile out(path);
+  write_profile_json(profile, out.sink());
+  out.commit();
 }
 
 }  // namespace passtiming

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 
@@ -47,11 +48,25 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& c
   return len;
 }
 
+/// The numeric cells of a table line are built in a small stack buffer and
+/// appended to the report in one piece; it grows on the heap only for the
+/// absurd values ({fmt}'s slow path) that need more room.
+using CellBuffer = fmt::memory_buffer;
+
+void append_spaces(CellBuffer& out, std::size_t count) {
+  static constexpr std::string_view kSpaces = "                                ";
+  for (; count > kSpaces.size(); count -= kSpaces.size()) out.append(kSpaces);
+  out.append(kSpaces.substr(0, count));
+}
+
 /// Appends `value` right-aligned in `width` characters.
-void append_right(std::string& out, std::string_view value, std::size_t width) {
-  if (value.size() < width) out.append(width - value.size(), ' ');
+void append_right(CellBuffer& out, std::string_view value, std::size_t width) {
+  if (value.size() < width) append_spaces(out, width - value.size());
   out.append(value);
 }
+
+/// The decimal digits of `value` at `p`; returns the end.
+char* put_digits(char* p, std::uint64_t value) { return std::to_chars(p, p + 20, value).ptr; }
 
 /// `{seconds:>W.4f}` for a duration in nanoseconds, without going through
 /// the floating-point formatter when the answer is certain: the double
@@ -60,16 +75,17 @@ void append_right(std::string& out, std::string_view value, std::size_t width) {
 /// 1 ns away unless `ns` sits on it, so rounding the integer gives the same
 /// digits as rounding the double. On a boundary, or for huge values, {fmt}
 /// decides from the exact binary value, as Python does.
-void append_seconds(std::string& out, Nanoseconds ns, std::size_t width) {
+void append_seconds(CellBuffer& out, Nanoseconds ns, std::size_t width) {
   constexpr Nanoseconds kExactLimit = 4'000'000'000'000'000;  // 46 days: half an ulp < 1 ns
   if (ns < 0 || ns >= kExactLimit || ns % 100'000 == 50'000) {
-    fmt::format_to(std::back_inserter(out), "{:>{}.4f}", to_seconds(ns), width);
+    fmt::format_to(fmt::appender(out), "{:>{}.4f}", to_seconds(ns), width);
     return;
   }
-  const Nanoseconds ticks = (ns + 50'000) / 100'000;  // units of 0.1 ms
+  const auto ticks = static_cast<std::uint64_t>((ns + 50'000) / 100'000);  // units of 0.1 ms
   char buffer[32];
-  auto end = fmt::format_to(buffer, "{}.", ticks / 10'000);
+  char* end = put_digits(buffer, ticks / 10'000);
   const auto frac = static_cast<unsigned>(ticks % 10'000);
+  *end++ = '.';
   *end++ = static_cast<char>('0' + frac / 1000);
   *end++ = static_cast<char>('0' + frac / 100 % 10);
   *end++ = static_cast<char>('0' + frac / 10 % 10);
@@ -80,21 +96,19 @@ void append_seconds(std::string& out, Nanoseconds ns, std::size_t width) {
 /// `{percent:>W.1f}` with the same shortcut: when ten times the value is not
 /// within 1e-6 of a rounding boundary (the double's own error is below
 /// 1e-12 there), rounding it gives Python's digits; otherwise {fmt} decides.
-void append_percent(std::string& out, double percent, std::size_t width) {
+void append_percent(CellBuffer& out, double percent, std::size_t width) {
   const double tenths = percent * 10;
-  if (!(tenths >= 0 && tenths < 1e12)) {
-    fmt::format_to(std::back_inserter(out), "{:>{}.1f}", percent, width);
-    return;
-  }
   const double floor = std::floor(tenths);
   const double fraction = tenths - floor;
-  if (std::abs(fraction - 0.5) < 1e-6) {
-    fmt::format_to(std::back_inserter(out), "{:>{}.1f}", percent, width);
+  if (!(tenths >= 0 && tenths < 1e12) || std::abs(fraction - 0.5) < 1e-6) {
+    fmt::format_to(fmt::appender(out), "{:>{}.1f}", percent, width);
     return;
   }
   const auto rounded = static_cast<std::uint64_t>(floor) + (fraction > 0.5 ? 1 : 0);
   char buffer[32];
-  auto end = fmt::format_to(buffer, "{}.{}", rounded / 10, rounded % 10);
+  char* end = put_digits(buffer, rounded / 10);
+  *end++ = '.';
+  *end++ = static_cast<char>('0' + rounded % 10);
   append_right(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
 }
 
@@ -107,9 +121,11 @@ struct Label {
 
 class ReportWriter {
  public:
+  /// With a sink, the text goes there in pieces of about kTextPieceBytes;
+  /// without one, render() returns it whole.
   ReportWriter(const Section& section, double threshold_ms,
-               std::optional<std::string_view> context)
-      : section_(section), threshold_ms_(threshold_ms), context_(context) {
+               std::optional<std::string_view> context, const TextSink* sink = nullptr)
+      : section_(section), threshold_ms_(threshold_ms), context_(context), sink_(sink) {
     labels_.resize(section.names.size());
     for (std::size_t id = 0; id < labels_.size(); ++id) {
       labels_[id].text = escape_for_terminal(section.names[static_cast<NameId>(id)]);
@@ -132,7 +148,8 @@ class ReportWriter {
     }
     const std::size_t rule = width + 53;
 
-    out_.reserve(256 + (visible_count + kTopN) * (rule + 8));
+    out_.reserve(sink_ ? kTextPieceBytes + 2 * rule + 256
+                       : 256 + (visible_count + kTopN) * (rule + 8));
     line(std::string(rule, '='));
     line("TileLang Pass Timing Report");
     if (context_) line("Context: " + escape_for_terminal(*context_));
@@ -153,20 +170,28 @@ class ReportWriter {
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Record& r = records[order[i]];
       if (!visible(r)) continue;
-      append_index(i + 1, 3);
-      out_.append("  ");
       const std::size_t indent = 2 * std::size_t{r.depth};
-      out_.append(indent, ' ');
+      CellBuffer cells;
+      char index[24];
+      append_right(cells, std::string_view(index, put_digits(index, i + 1) - index), 3);
+      append_spaces(cells, 2 + indent);
+      out_.append(cells.data(), cells.size());
       display(r, width - std::min(width, indent));
-      out_.push_back(' ');
-      append_seconds(out_, r.inclusive_ns, 9);
-      out_.append("s ");
-      append_seconds(out_, r.self_ns, 9);
-      out_.append("s ");
-      append_percent(out_, percent(to_seconds(r.inclusive_ns), total), 6);
-      out_.append("% ");
-      append_percent(out_, percent(to_seconds(r.self_ns), total), 6);
-      out_.append("%\n");
+      cells.clear();
+      cells.push_back(' ');
+      append_seconds(cells, r.inclusive_ns, 9);
+      cells.append(std::string_view("s "));
+      append_seconds(cells, r.self_ns, 9);
+      cells.append(std::string_view("s "));
+      append_percent(cells, percent(to_seconds(r.inclusive_ns), total), 6);
+      cells.append(std::string_view("% "));
+      append_percent(cells, percent(to_seconds(r.self_ns), total), 6);
+      cells.append(std::string_view("%\n"));
+      out_.append(cells.data(), cells.size());
+      if (sink_ && out_.size() >= kTextPieceBytes) {
+        (*sink_)(out_);
+        out_.clear();
+      }
     }
     line(std::string(rule, '-'));
 
@@ -189,19 +214,16 @@ class ReportWriter {
                      threshold_ms_);
     }
     out_.append(rule, '=');
+    if (sink_) {
+      (*sink_)(out_);
+      out_.clear();
+    }
     return std::move(out_);
   }
 
  private:
   static double percent(double value, double total) {
     return total > 0 ? value / total * 100 : 0.0;
-  }
-
-  /// `{index:>width}` for a positive integer.
-  void append_index(std::size_t index, std::size_t width) {
-    char buffer[24];
-    auto end = fmt::format_to(buffer, "{}", index);
-    append_right(out_, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
   }
 
   void line(std::string_view text) {
@@ -255,6 +277,7 @@ class ReportWriter {
   const Section& section_;
   double threshold_ms_;
   std::optional<std::string_view> context_;
+  const TextSink* sink_;
   std::vector<Label> labels_;
   std::string out_;
 };
@@ -296,24 +319,48 @@ std::string escape_for_terminal(std::string_view text) {
   return out;
 }
 
+namespace {
+
+std::string no_passes_line(std::optional<std::string_view> context) {
+  std::string line(kNoPasses);
+  if (context) line += " Context: " + escape_for_terminal(*context);
+  return line;
+}
+
+}  // namespace
+
 std::string render_report(const Section& section, double threshold_ms,
                           std::optional<std::string_view> context) {
   if (context && context->empty()) context.reset();
-  if (section.records.empty()) {
-    std::string line(kNoPasses);
-    if (context) line += " Context: " + escape_for_terminal(*context);
-    return line;
-  }
+  if (section.records.empty()) return no_passes_line(context);
   return ReportWriter(section, threshold_ms, context).render();
 }
 
-std::string render_session_report(const Profile& profile, double threshold_ms) {
-  if (profile.sections.empty()) return std::string(kNoPasses);
-  std::string out;
-  for (const Section& section : profile.sections) {
-    if (!out.empty()) out += "\n\n";
-    out += render_report(section, threshold_ms, section.context);
+void write_report(const Section& section, double threshold_ms,
+                  std::optional<std::string_view> context, const TextSink& sink) {
+  if (context && context->empty()) context.reset();
+  if (section.records.empty()) {
+    sink(no_passes_line(context));
+    return;
   }
+  ReportWriter(section, threshold_ms, context, &sink).render();
+}
+
+void write_session_report(const Profile& profile, double threshold_ms, const TextSink& sink) {
+  if (profile.sections.empty()) {
+    sink(kNoPasses);
+    return;
+  }
+  for (std::size_t i = 0; i < profile.sections.size(); ++i) {
+    if (i > 0) sink("\n\n");
+    const Section& section = profile.sections[i];
+    write_report(section, threshold_ms, section.context, sink);
+  }
+}
+
+std::string render_session_report(const Profile& profile, double threshold_ms) {
+  std::string out;
+  write_session_report(profile, threshold_ms, [&out](std::string_view text) { out += text; });
   return out;
 }
 

@@ -113,6 +113,33 @@ TEST(ProfileIoTest, WriteFileAtomicallyFailureNamesThePathAndKeepsTheOldFile) {
   EXPECT_EQ(files, 1u);
 }
 
+TEST(ProfileIoTest, OutputFileAbandonedWithoutCommitKeepsTheOldFile) {
+  ScratchDir dir;
+  const std::string path = dir.write("out.json", "old contents");
+  {
+    OutputFile out(path);
+    out.write("half of the new ");
+    // An exception in the renderer would unwind here, before commit().
+  }
+  EXPECT_EQ(read_file(path), "old contents");
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    ++files;
+  EXPECT_EQ(files, 1u);
+}
+
+TEST(ProfileIoTest, OutputFileWritesPiecesInOrder) {
+  ScratchDir dir;
+  const std::string path = dir.file("out.txt");
+  OutputFile out(path);
+  const TextSink sink = out.sink();
+  sink("one ");
+  sink("two ");
+  out.write("three");
+  out.commit();
+  EXPECT_EQ(read_file(path), "one two three");
+}
+
 TEST(ProfileIoTest, CurrentProcessMetadata) {
   const ProfileMetadata m = current_process_metadata();
   EXPECT_EQ(m.tool, "passtiming 0.1.0");

@@ -34,6 +34,22 @@ TEST(ProfileJsonTest, ReadingAndWritingAgainIsByteIdentical) {
   EXPECT_EQ(profile_to_json(p), text);
 }
 
+TEST(ProfileJsonTest, StreamedJsonIsTheSameTextInPieces) {
+  // Thousands of records: the text runs to several 64 KiB pieces.
+  Profile profile = run_sample_session();
+  Section& first = profile.sections.front();
+  const std::vector<Record> sample = first.records;
+  for (int copy = 0; copy < 800; ++copy) {
+    first.records.insert(first.records.end(), sample.begin(), sample.end());
+  }
+  std::vector<std::string> pieces;
+  write_profile_json(profile, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  std::string joined;
+  for (const std::string& piece : pieces) joined += piece;
+  EXPECT_EQ(joined, profile_to_json(profile));
+  EXPECT_GT(pieces.size(), 2u);
+}
+
 TEST(ProfileJsonTest, ReadsEveryField) {
   const Profile p = parse_profile_json(golden("profile/session.json"), "session.json");
   EXPECT_EQ(p.metadata.tool, "passtiming 0.1.0");

@@ -241,6 +241,29 @@ TEST(ReportTest, SessionSectionsJoinedByEmptyLine) {
                 "\n\n[tilelang pass timing] No passes recorded. Context: stage=codegen");
 }
 
+TEST(ReportTest, StreamedReportIsTheSameTextInPieces) {
+  // 4,000 records make about 400 KB of report: several pieces.
+  Profile profile;
+  profile.sections.push_back(Section{});
+  Section& big = profile.sections.back();
+  big.context = "stage=lower";
+  for (std::uint32_t i = 0; i < 4000; ++i) {
+    add_record(big, fmt::format("tl.Pass{}", i % 37), static_cast<std::uint16_t>(i % 3 ? 1 : 0),
+               i, (i % 97) * kMs + 17, (i % 13) * kMs);
+  }
+  profile.sections.push_back(nested_section());
+  std::vector<std::string> pieces;
+  write_session_report(profile, 2.0, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  std::string joined;
+  for (const std::string& piece : pieces) joined += piece;
+  EXPECT_EQ(joined, render_session_report(profile, 2.0));
+  ASSERT_GT(pieces.size(), 4u);
+  // Pieces are about kTextPieceBytes: at least that, but for the last of a
+  // section, and never much more.
+  EXPECT_GE(pieces.front().size(), kTextPieceBytes);
+  for (const std::string& piece : pieces) EXPECT_LT(piece.size(), kTextPieceBytes + 1024);
+}
+
 TEST(EscapeTest, PlainTextIsUnchanged) {
   EXPECT_EQ(escape_for_terminal("tl.LowerTileOp (x) \\ 'q'"), "tl.LowerTileOp (x) \\ 'q'");
   EXPECT_EQ(escape_for_terminal("caf\xC3\xA9 \xE2\x9C\x93"), "caf\xC3\xA9 \xE2\x9C\x93");

@@ -68,6 +68,11 @@ class EventLogWriter final : public EventObserver {
   bool grow(std::size_t min_capacity) noexcept;
   void fail(std::string_view what, int error) noexcept;
   void write_line(std::string_view line) noexcept;
+  /// One `before`, `after` or `skip` line: `head` is its text up to the
+  /// timestamp; an empty kernel and thread 0 are left out, as the format
+  /// allows.
+  void write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
+                        std::string_view kernel, ThreadKey tid) noexcept;
   char* cursor() { return data_ + used_; }
 
   std::string path_;

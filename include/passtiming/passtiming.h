@@ -8,6 +8,7 @@
 #include "passtiming/event_log.h"
 #include "passtiming/ir_module.h"
 #include "passtiming/logging.h"
+#include "passtiming/output_file.h"
 #include "passtiming/names.h"
 #include "passtiming/pass.h"
 #include "passtiming/pass_context.h"

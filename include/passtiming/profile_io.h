@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/output_file.h"
 #include "passtiming/profile.h"
 
 namespace passtiming {
@@ -23,11 +24,6 @@ Profile load_profile(const std::string& path);
 /// Parses `text` that came from `source`, with the same sniffing as
 /// load_profile.
 Profile parse_profile_text(std::string_view text, std::string_view source);
-
-/// Replaces `path` with `data` through a temporary file in the same directory
-/// and a rename, so a failure never leaves half a file; `-` writes to stdout.
-/// Throws std::runtime_error whose message names the path.
-void write_file_atomically(const std::string& path, std::string_view data);
 
 /// Who is running: tool `passtiming <version>`, the command line from
 /// /proc/self/cmdline (arguments joined by spaces), the host name, the start

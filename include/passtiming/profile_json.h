@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/output_file.h"
 #include "passtiming/profile.h"
 
 namespace passtiming {
@@ -23,6 +24,10 @@ inline constexpr int kProfileFormatVersion = 1;
 ///     std::string json = passtiming::profile_to_json(session.profile());
 std::string profile_to_json(const Profile& profile);
 
+/// profile_to_json(), handed to `sink` in pieces of about 64 KiB, so a
+/// profile of a million records (about 170 MB) never exists whole in memory.
+void write_profile_json(const Profile& profile, const TextSink& sink);
+
 /// Parses a JSON profile. `source` names the input in errors. Throws
 /// InputError (`SOURCE:LINE: message`, naming the field) on malformed input,
 /// a wrong type, a number that does not fit, or invalid UTF-8.
@@ -35,7 +40,7 @@ Profile parse_profile_json(std::string_view text, std::string_view source);
 /// command that prints JSON.
 void append_json_string(std::string& out, std::string_view text);
 
-/// Writes `profile_to_json(profile)` to `path` through a temporary file in
+/// Writes the profile's JSON to `path`, a piece at a time, through a temporary file in
 /// the same directory that is renamed over `path`, so readers never see half a
 /// file. `-` writes to stdout. Throws std::runtime_error naming the path.
 void write_profile_file(const Profile& profile, const std::string& path);

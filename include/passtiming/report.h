@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/output_file.h"
 #include "passtiming/profile.h"
 
 namespace passtiming {
@@ -22,6 +23,17 @@ std::string render_report(const Section& section, double threshold_ms,
 /// The report of a compile session: every section's report, each with its own
 /// context label, in the order the contexts ran, joined by one empty line.
 std::string render_session_report(const Profile& profile, double threshold_ms);
+
+/// render_report() and render_session_report(), handed to `sink` in pieces
+/// of about 64 KiB: a report of a million records (about 90 MB) is then
+/// written without ever being whole in memory.
+///
+///     passtiming::OutputFile out("-");
+///     passtiming::write_session_report(profile, 0.0, out.sink());
+///     out.commit();
+void write_report(const Section& section, double threshold_ms,
+                  std::optional<std::string_view> context, const TextSink& sink);
+void write_session_report(const Profile& profile, double threshold_ms, const TextSink& sink);
 
 /// Makes a name, kernel label or context safe to print on a terminal: control
 /// characters and bytes that are not UTF-8 become `\xNN` (C1 controls

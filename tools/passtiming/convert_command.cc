@@ -53,7 +53,8 @@ Action add_convert_command(CLI::App& app) {
         }
         text = render_html_report(profile, html);
       } else {
-        text = profile_to_json(profile);
+        write_profile_file(profile, options->output);
+        return kExitOk;
       }
       write_output(options->output, text);
     } catch (const std::exception& e) {

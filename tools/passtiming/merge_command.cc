@@ -33,7 +33,7 @@ Action add_merge_command(CLI::App& app) {
       for_each_profile(options->inputs, [&](Profile&& profile) {
         for (Section& section : profile.sections) merged.sections.push_back(std::move(section));
       });
-      write_output(options->output, profile_to_json(merged));
+      write_profile_file(merged, options->output);
     } catch (const std::exception& e) {
       return input_failure(e.what());
     }

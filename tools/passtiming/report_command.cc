@@ -45,14 +45,15 @@ Action add_report_command(CLI::App& app) {
     try {
       // A JSON profile or an event log, told apart by content.
       const Profile profile = load_profile(options->input);
-      std::string text;
+      // Streamed: a report of a million records is never whole in memory.
+      OutputFile out(options->output);
       if (options->format == "json") {
-        text = profile_to_json(profile);
+        write_profile_json(profile, out.sink());
       } else {
-        text = render_session_report(profile, threshold);
-        text.push_back('\n');
+        write_session_report(profile, threshold, out.sink());
+        out.write("\n");
       }
-      write_file_atomically(options->output, text);
+      out.commit();
       return kExitOk;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s\n", e.what());
