@@ -4,6 +4,7 @@
 /// `summary`'s work on 10,000 profiles of 60 passes (target ≤ 2 s).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -104,6 +105,21 @@ void BM_ReadProfileJson(benchmark::State& state) {
   std::filesystem::remove(path);
 }
 BENCHMARK(BM_ReadProfileJson)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+/// The floor under reading that file with any parser that needs the whole
+/// text in memory (simdjson does): the file read into fresh padded storage
+/// and nothing else. On this kind of virtual machine, memory touched for
+/// the first time costs several nanoseconds per byte.
+void BM_Floor_ReadFileOfSameSize(benchmark::State& state) {
+  const std::string path = temp_path("read-floor");
+  passtiming::write_profile_file(synthetic_profile(static_cast<std::size_t>(state.range(0))), path);
+  for (auto _ : state) {
+    auto text = simdjson::padded_string::load(path);
+    benchmark::DoNotOptimize(text.value().data());
+  }
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_Floor_ReadFileOfSameSize)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 /// The floor any timing of a pass pays: one clock read before, one after.
 void BM_TwoSteadyClockReads(benchmark::State& state) {

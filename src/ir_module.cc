@@ -40,15 +40,12 @@ void IRModule::clear() {
   label_valid_ = false;
 }
 
-const std::string& IRModule::kernel_label() const {
-  if (!label_valid_) {
-    std::vector<std::string_view> symbols;
-    symbols.reserve(functions_.size());
-    for (const Function& f : functions_) symbols.push_back(f.symbol());
-    label_ = passtiming::kernel_label(symbols);
-    label_valid_ = true;
-  }
-  return label_;
+void IRModule::compute_label() const {
+  std::vector<std::string_view> symbols;
+  symbols.reserve(functions_.size());
+  for (const Function& f : functions_) symbols.push_back(f.symbol());
+  label_ = passtiming::kernel_label(symbols);
+  label_valid_ = true;
 }
 
 }  // namespace passtiming

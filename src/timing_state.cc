@@ -15,11 +15,6 @@ const Logger& timing_logger() {
   return logger;
 }
 
-std::uint16_t saturate_depth(std::size_t depth) {
-  return static_cast<std::uint16_t>(
-      std::min<std::size_t>(depth, std::numeric_limits<std::uint16_t>::max()));
-}
-
 }  // namespace
 
 TimingStateMachine::TimingStateMachine() { stacks_.reserve(4); }
@@ -53,33 +48,10 @@ TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey
   return stacks_.back();
 }
 
-TimingStateMachine::Frame& TimingStateMachine::push_frame(std::string_view pass,
-                                                          std::string_view kernel,
-                                                          ThreadStack& stack) {
-  // One more than the frame below, which is the stack size unless a frame
-  // below was attached to a parent on another thread.
-  const std::uint16_t depth =
-      stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
-  Frame frame{section_.names.intern(pass), section_.names.intern(kernel), next_sequence_++,
-              depth, 0, 0};
-  stack.frames.push_back(frame);
-  return stack.frames.back();
-}
-
 void TimingStateMachine::before(Nanoseconds t, std::string_view pass, std::string_view kernel,
                                 ThreadKey tid) {
   push_frame(pass, kernel, stack_for(tid)).start_ns = t;
   if (observer_) observer_->on_before(t, pass, kernel, tid);
-}
-
-void TimingStateMachine::before_now(const Clock& clock, std::string_view pass,
-                                    std::string_view kernel, ThreadKey tid) {
-  Frame& frame = push_frame(pass, kernel, stack_for(tid));
-  frame.start_ns = clock.now_ns();
-  // The observer gets the frame's own timestamp, so a replayed log reproduces
-  // the live records exactly; its few nanoseconds of writing fall inside the
-  // pass, which is the price of that exactness.
-  if (observer_) observer_->on_before(frame.start_ns, pass, kernel, tid);
 }
 
 TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t stack_index,
@@ -137,50 +109,48 @@ std::uint32_t TimingStateMachine::before_now(const Clock& clock, std::string_vie
   return frame.sequence;
 }
 
-void TimingStateMachine::after(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                               std::uint16_t flags) {
-  if (observer_) observer_->on_after(t, pass, tid);
-  ThreadStack& stack = stack_for(tid);
-  if (stack.frames.empty() || section_.names[stack.frames.back().name] != pass) {
-    std::string_view expected =
-        stack.frames.empty() ? std::string_view("<none>") : section_.names[stack.frames.back().name];
-    timing_logger().warning(fmt::format(
-        "Ignoring unmatched pass timing callback for {} (expected {})", pass, expected));
-    stack.frames.clear();
-    return;
-  }
+void TimingStateMachine::ignore_unmatched(ThreadStack& stack, std::string_view pass) {
+  std::string_view expected =
+      stack.frames.empty() ? std::string_view("<none>") : section_.names[stack.frames.back().name];
+  timing_logger().warning(fmt::format(
+      "Ignoring unmatched pass timing callback for {} (expected {})", pass, expected));
+  stack.frames.clear();
+}
+
+namespace {
+
+/// `a + b`, or the largest duration when that overflows.
+Nanoseconds saturating_add(Nanoseconds a, Nanoseconds b) {
+  Nanoseconds sum;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<Nanoseconds>::max() : sum;
+}
+
+}  // namespace
+
+void TimingStateMachine::complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags) {
   const Frame frame = stack.frames.back();
   stack.frames.pop_back();
   // Replayed logs may carry any timestamps: a clock that went backwards
   // gives zero, and a difference past 64 bits saturates instead of wrapping.
   Nanoseconds inclusive = 0;
-  if (t > frame.start_ns && __builtin_sub_overflow(t, frame.start_ns, &inclusive)) {
+  if (t > frame.start_ns && __builtin_sub_overflow(t, frame.start_ns, &inclusive)) [[unlikely]] {
     inclusive = std::numeric_limits<Nanoseconds>::max();
   }
-  Record record;
-  record.name = frame.name;
-  record.kernel = frame.kernel;
-  record.sequence = frame.sequence;
   Frame* parent = nullptr;
-  if (frame.parent_stack != kSameStack) {
-    record.parent = frame.parent_sequence;
+  std::uint32_t parent_sequence = kNoParent;
+  if (frame.parent_stack != kSameStack) [[unlikely]] {
+    parent_sequence = frame.parent_sequence;
     parent = find_running(frame.parent_stack, frame.parent_sequence);
   } else if (!stack.frames.empty()) {
-    record.parent = stack.frames.back().sequence;
     parent = &stack.frames.back();
+    parent_sequence = parent->sequence;
   }
-  record.thread = stack.index;
-  record.depth = frame.depth;
-  record.flags = flags;
-  record.start_ns = frame.start_ns;
-  record.inclusive_ns = inclusive;
-  record.self_ns = std::max<Nanoseconds>(0, inclusive - frame.children_ns);
-  section_.records.push_back(record);
   // Children that ran in parallel on other threads can add up to more than
-  // the parent's wall time; self time is clamped at zero above, never negative.
-  if (parent != nullptr && __builtin_add_overflow(parent->children_ns, inclusive, &parent->children_ns)) {
-    parent->children_ns = std::numeric_limits<Nanoseconds>::max();
-  }
+  // the parent's wall time; self time is clamped at zero, never negative.
+  section_.records.push_back(Record{frame.name, frame.kernel, frame.sequence, parent_sequence,
+                                    stack.index, frame.depth, flags, frame.start_ns, inclusive,
+                                    std::max<Nanoseconds>(0, inclusive - frame.children_ns)});
+  if (parent != nullptr) parent->children_ns = saturating_add(parent->children_ns, inclusive);
 }
 
 void TimingStateMachine::skip(Nanoseconds t, std::string_view pass, std::string_view kernel,

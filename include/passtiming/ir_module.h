@@ -41,10 +41,15 @@ class IRModule {
   void add_function(Function function);
   void clear();
 
-  /// The label instruments attach to the passes run on this module.
-  const std::string& kernel_label() const;
+  /// The label instruments attach to the passes run on this module,
+  /// computed once and kept until the functions change.
+  const std::string& kernel_label() const {
+    if (!label_valid_) compute_label();
+    return label_;
+  }
 
  private:
+  void compute_label() const;
   std::vector<Function> functions_;
   mutable std::string label_;
   mutable bool label_valid_ = false;

@@ -69,7 +69,16 @@ class TimingStateMachine {
   /// `run_before_pass` for a live source: the frame is pushed first and the
   /// clock read last, so the bookkeeping stays outside the measured time.
   void before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
-                  ThreadKey tid = 0);
+                  ThreadKey tid = 0) {
+    Frame& frame = push_frame(pass, kernel, stack_for(tid));
+    frame.start_ns = clock.now_ns();
+    // The observer gets the frame's own timestamp, so a replayed log
+    // reproduces the live records exactly; its few nanoseconds of writing
+    // fall inside the pass, which is the price of that exactness.
+    if (observer_ != nullptr) [[unlikely]] {
+      observer_->on_before(frame.start_ns, pass, kernel, tid);
+    }
+  }
 
   /// `run_before_pass` for a frame whose parent is `parent` (null: the frame
   /// below it on `tid`'s stack, as in before()). The frame goes on `tid`'s
@@ -90,7 +99,15 @@ class TimingStateMachine {
   /// (expected TOP)", clears that stack and records nothing. Otherwise pops
   /// the frame and records it. `flags` are stored on the record.
   void after(Nanoseconds t, std::string_view pass, ThreadKey tid = 0,
-             std::uint16_t flags = 0);
+             std::uint16_t flags = 0) {
+    if (observer_ != nullptr) [[unlikely]] observer_->on_after(t, pass, tid);
+    ThreadStack& stack = stack_for(tid);
+    if (stack.frames.empty() || !is_name(stack.frames.back().name, pass)) [[unlikely]] {
+      ignore_unmatched(stack, pass);
+      return;
+    }
+    complete_top(t, stack, flags);
+  }
 
   /// `should_run` vetoed a pass: counted in `Section::skipped`.
   void skip(Nanoseconds t, std::string_view pass, std::string_view kernel, ThreadKey tid = 0);
@@ -136,7 +153,30 @@ class TimingStateMachine {
     return find_or_add_stack(tid);
   }
   ThreadStack& find_or_add_stack(ThreadKey tid);
-  Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack);
+
+  /// The hot path of every source, inline: a pass pair costs two interned
+  /// strings answered from the name cache, one frame pushed and popped, one
+  /// record appended, and no function call but the clock's.
+  Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack) {
+    // One more than the frame below, which is the stack size unless a frame
+    // below was attached to a parent on another thread.
+    const std::uint16_t depth =
+        stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
+    return stack.frames.emplace_back(Frame{section_.names.intern(pass),
+                                           section_.names.intern(kernel), next_sequence_++, depth,
+                                           0, 0});
+  }
+  static std::uint16_t saturate_depth(std::size_t depth) {
+    return depth < 0xFFFF ? static_cast<std::uint16_t>(depth) : std::uint16_t{0xFFFF};
+  }
+  bool is_name(NameId id, std::string_view pass) const {
+    const std::string_view name = section_.names[id];
+    return name.size() == pass.size() && same_bytes(name.data(), pass.data(), pass.size());
+  }
+  /// Pops the top frame of `stack`, which ran `pass`, into a record.
+  void complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags);
+  /// The seed's rule for an after-callback that does not match the stack.
+  [[gnu::cold]] void ignore_unmatched(ThreadStack& stack, std::string_view pass);
   Frame& push_child_frame(std::string_view pass, std::string_view kernel, ThreadKey tid,
                           const ParentRef* parent);
   Frame* find_running(std::uint32_t stack_index, std::uint32_t sequence);
