@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstring>
 #include <stdexcept>
+#include <system_error>
 
 #include "json_text.h"
 #include "passtiming/logging.h"
@@ -17,10 +18,14 @@
 namespace passtiming {
 namespace {
 
-/// The first chunk; each later one doubles the file, up to kMaxChunk at a
-/// time, so a long compile grows the mapping only a few times.
-constexpr std::size_t kFirstChunk = std::size_t{1} << 20;
-constexpr std::size_t kMaxChunk = std::size_t{64} << 20;
+/// The mapping grows by whole chunks; the helper keeps kAhead bytes ready
+/// beyond the writer and is asked for more after every chunk written.
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+constexpr std::size_t kAhead = std::size_t{8} << 20;
+/// Address space reserved for the mapping, tried from the largest down.
+/// Reserving costs no memory; it only bounds the size of one log.
+constexpr std::size_t kReserveMax = std::size_t{64} << 30;
+constexpr std::size_t kReserveMin = std::size_t{64} << 20;
 /// Room for an event's fixed text and its integers.
 constexpr std::size_t kEventOverhead = 96;
 
@@ -44,9 +49,24 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
         fmt::format("cannot create the event log {}: {}", path, std::strerror(errno)));
   }
   std::unique_ptr<EventLogWriter> writer(new EventLogWriter(path, fd));
-  if (!writer->grow(kFirstChunk)) {
-    throw std::runtime_error(fmt::format("cannot map the event log {}", path));
+  for (std::size_t size = kReserveMax; size >= kReserveMin && writer->base_ == nullptr; size /= 2) {
+    void* range = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                         -1, 0);
+    if (range != MAP_FAILED) {
+      writer->base_ = static_cast<char*>(range);
+      writer->reserved_ = size;
+    }
   }
+  if (writer->base_ == nullptr) {
+    throw std::runtime_error(
+        fmt::format("cannot reserve address space for the event log {}: {}", path,
+                    std::strerror(errno)));
+  }
+  if (int error = writer->extend_mapping(kChunk)) {
+    throw std::runtime_error(
+        fmt::format("cannot map the event log {}: {}", path, std::strerror(error)));
+  }
+  writer->limit_ = writer->ready_.load();
   std::string meta = "{\"ev\":\"meta\",\"format\":\"passtiming-events\",\"version\":1,\"tool\":";
   detail::append_json_string(meta, metadata.tool);
   meta += ",\"command\":";
@@ -58,6 +78,12 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
   meta += fmt::format(",\"pid\":{}}}\n", metadata.pid);
   writer->write_line(meta);
   if (!writer->ok()) throw std::runtime_error(fmt::format("cannot write the event log {}", path));
+  try {
+    writer->prefaulter_ = std::thread([w = writer.get()] { w->run_prefaulter(); });
+  } catch (const std::system_error&) {
+    // No thread to spare: the writer grows the file itself, as it must
+    // anyway once it catches up with the helper.
+  }
   return writer;
 }
 
@@ -75,39 +101,72 @@ void EventLogWriter::fail(std::string_view what, int error) noexcept {
                          std::strerror(error)));
 }
 
-bool EventLogWriter::grow(std::size_t min_capacity) noexcept {
-  std::size_t step = std::clamp(capacity_, kFirstChunk, kMaxChunk);
-  std::size_t capacity = capacity_ + step;
-  while (capacity < min_capacity) capacity += step;
-  // Allocating the blocks now (not just extending the size) is what turns a
-  // full disk into this error instead of a SIGBUS on a later store.
-  if (int error = ::posix_fallocate(fd_, static_cast<off_t>(capacity_),
-                                    static_cast<off_t>(capacity - capacity_))) {
-    fail("cannot grow the file", error);
-    return false;
-  }
-  void* mapped = data_ == nullptr
-                     ? ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0)
-                     : ::mremap(data_, capacity_, capacity, MREMAP_MAYMOVE);
-  if (mapped == MAP_FAILED) {
-    fail("cannot map the file", errno);
-    return false;
-  }
-  data_ = static_cast<char*>(mapped);
+int EventLogWriter::extend_mapping(std::size_t bytes) noexcept {
+  std::lock_guard<std::mutex> lock(map_mutex_);
+  while (mapped_ < bytes) {
+    if (reserved_ - mapped_ < kChunk) return EFBIG;
+    // Allocating the blocks now (not just extending the size) is what turns
+    // a full disk into this error instead of a SIGBUS on a later store.
+    if (int error = ::posix_fallocate(fd_, static_cast<off_t>(mapped_), kChunk)) return error;
+    void* chunk = ::mmap(base_ + mapped_, kChunk, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                         fd_, static_cast<off_t>(mapped_));
+    if (chunk == MAP_FAILED) return errno;
 #ifdef MADV_POPULATE_WRITE
-  // Fault the new chunk in with one call: the first store to each page would
-  // otherwise trap into the kernel once per 4 KiB, inside the compile's pass
-  // time. Only a hint: older kernels refuse it and the pages fault lazily.
-  ::madvise(data_ + capacity_, capacity - capacity_, MADV_POPULATE_WRITE);
+    // One call faults the whole chunk in. Only a hint: older kernels refuse
+    // it, and the pages then fault on first store.
+    ::madvise(chunk, kChunk, MADV_POPULATE_WRITE);
 #endif
-  capacity_ = capacity;
-  return true;
+    mapped_ += kChunk;
+    ready_.store(mapped_, std::memory_order_release);
+  }
+  return 0;
 }
 
-bool EventLogWriter::reserve(std::size_t bytes) noexcept {
+void EventLogWriter::run_prefaulter() noexcept {
+  while (!stopping_.load(std::memory_order_acquire)) {
+    const std::size_t wanted = wanted_.load(std::memory_order_acquire);
+    if (ready_.load(std::memory_order_acquire) < wanted) {
+      // On failure the writer meets the same error when it grows the file
+      // itself, and reports it on its own thread.
+      if (extend_mapping(wanted) != 0) return;
+      continue;
+    }
+    wanted_.wait(wanted, std::memory_order_acquire);
+  }
+}
+
+void EventLogWriter::stop_prefaulter() noexcept {
+  if (!prefaulter_.joinable()) return;
+  stopping_.store(true, std::memory_order_release);
+  wanted_.fetch_add(1, std::memory_order_release);
+  wanted_.notify_one();
+  try {
+    prefaulter_.join();
+  } catch (const std::system_error&) {
+    prefaulter_.detach();
+  }
+}
+
+bool EventLogWriter::reserve_slow(std::size_t bytes) noexcept {
   if (failed_ || fd_ < 0) return false;
-  if (capacity_ - used_ >= bytes) return true;
-  return grow(used_ + bytes);
+  if (used_ >= next_request_) {
+    next_request_ = used_ + kChunk;
+    if (prefaulter_.joinable()) {
+      wanted_.store(used_ + kAhead, std::memory_order_release);
+      wanted_.notify_one();
+    }
+  }
+  std::size_t ready = ready_.load(std::memory_order_acquire);
+  if (ready - used_ < bytes) {
+    // Caught up with the helper (or there is none): grow here.
+    if (int error = extend_mapping(used_ + bytes)) {
+      fail("cannot grow the file", error);
+      return false;
+    }
+    ready = ready_.load(std::memory_order_acquire);
+  }
+  limit_ = std::min(ready, next_request_);
+  return true;
 }
 
 void EventLogWriter::write_line(std::string_view line) noexcept {
@@ -125,7 +184,7 @@ void EventLogWriter::on_enter(Nanoseconds t, std::string_view context) noexcept 
     p = detail::write_json_string(p, context);
   }
   p = put(p, "}\n");
-  used_ = static_cast<std::size_t>(p - data_);
+  used_ = static_cast<std::size_t>(p - base_);
 }
 
 void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
@@ -147,7 +206,7 @@ void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std:
     p = put_int(p, tid);
   }
   p = put(p, "}\n");
-  used_ = static_cast<std::size_t>(p - data_);
+  used_ = static_cast<std::size_t>(p - base_);
 }
 
 void EventLogWriter::on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
@@ -169,18 +228,19 @@ void EventLogWriter::on_exit(Nanoseconds t) noexcept {
   char* p = put(cursor(), "{\"ev\":\"exit_ctx\",\"t_ns\":");
   p = put_int(p, t);
   p = put(p, "}\n");
-  used_ = static_cast<std::size_t>(p - data_);
+  used_ = static_cast<std::size_t>(p - base_);
 }
 
 bool EventLogWriter::close() noexcept {
+  stop_prefaulter();
   if (fd_ < 0) return !failed_;
   bool ok = !failed_;
-  if (data_ != nullptr && ::munmap(data_, capacity_) != 0) {
+  if (base_ != nullptr && ::munmap(base_, reserved_) != 0) {
     fail("cannot unmap the file", errno);
     ok = false;
   }
-  data_ = nullptr;
-  capacity_ = 0;
+  base_ = nullptr;
+  reserved_ = mapped_ = limit_ = 0;
   // Cut the unused, preallocated tail so the file ends with the last event.
   if (::ftruncate(fd_, static_cast<off_t>(used_)) != 0) {
     fail("cannot truncate the file", errno);

@@ -33,6 +33,18 @@ bool needs_escape(unsigned char c) {
   return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
 }
 
+/// Whether any of the eight bytes of `w` may need escaping (below 0x20, a
+/// quote, a backslash, or not ASCII). Exact in the "none" direction, which is
+/// all the caller relies on: a word it clears is copied as it is.
+bool word_may_need_escape(std::uint64_t w) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+  auto has_zero_byte = [&](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  const std::uint64_t control = (w - kOnes * 0x20) & ~w & kHigh;
+  return (control | has_zero_byte(w ^ (kOnes * '"')) | has_zero_byte(w ^ (kOnes * '\\')) |
+          (w & kHigh)) != 0;
+}
+
 }  // namespace
 
 char* write_json_string(char* out, std::string_view text) noexcept {
@@ -42,7 +54,12 @@ char* write_json_string(char* out, std::string_view text) noexcept {
   *out++ = '"';
   while (p < end) {
     // Plain runs are copied in one go: pass names are almost always ASCII.
+    // Pass names are logged on every event, so the scan goes a word at a time.
     const unsigned char* run = p;
+    for (std::uint64_t w; end - p >= 8; p += 8) {
+      std::memcpy(&w, p, sizeof w);
+      if (word_may_need_escape(w)) break;
+    }
     while (p < end && !needs_escape(*p)) ++p;
     if (p != run) {
       std::memcpy(out, run, static_cast<std::size_t>(p - run));

@@ -73,6 +73,31 @@ TEST(EventLogWriterTest, GrowsPastItsFirstChunkAndReplaysExactly) {
   EXPECT_EQ(s.records[999].inclusive_ns, 5);
 }
 
+TEST(EventLogWriterTest, AWriterOutrunningItsHelperLosesNothing) {
+  // 200,000 pairs (about 29 MB) written as fast as the writer can go: it
+  // meets the helper thread's mapping many times and grows the file itself
+  // when it catches up; every event must be there, in order.
+  ScratchDir dir;
+  auto log = EventLogWriter::open(dir.file("fast.jsonl"), kMeta);
+  log->on_enter(0, "fast");
+  constexpr int kPairs = 200'000;
+  for (int i = 0; i < kPairs; ++i) {
+    log->on_before(2 * i, "tl.LowerTileOp", "matmul_kernel", 0);
+    log->on_after(2 * i + 1, "tl.LowerTileOp", 0);
+  }
+  log->on_exit(2 * kPairs);
+  ASSERT_TRUE(log->close());
+  EXPECT_EQ(std::filesystem::file_size(dir.file("fast.jsonl")), log->bytes_written());
+  const Profile replayed = load_profile(dir.file("fast.jsonl"));
+  ASSERT_EQ(replayed.sections.size(), 1u);
+  const Section& s = replayed.sections[0];
+  ASSERT_EQ(s.records.size(), static_cast<std::size_t>(kPairs));
+  for (int i = 0; i < kPairs; i += 9973) {
+    EXPECT_EQ(s.records[i].start_ns, 2 * i);
+    EXPECT_EQ(s.records[i].inclusive_ns, 1);
+  }
+}
+
 /// Runs `events` in a child process that is then killed by `signal` before
 /// it can close the log; returns the path of the log it leaves.
 template <typename Events>

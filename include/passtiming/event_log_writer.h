@@ -4,10 +4,13 @@
 /// a compile runs, so that a compile that is killed still leaves every pass
 /// that completed.
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "passtiming/profile.h"
 #include "passtiming/timing_state.h"
@@ -19,11 +22,21 @@ namespace passtiming {
 /// Why a mapping: a store into a MAP_SHARED page is in the kernel's page
 /// cache the moment it is made, so it reaches the file even when the process
 /// dies by SIGKILL or a segfault right after — at the cost of a memcpy, with
-/// no system call per event. The file grows in chunks that are allocated up
-/// front (posix_fallocate), so a full disk shows up as an error when growing,
-/// never as a SIGBUS in the compiler. A killed process leaves the unused rest
-/// of the last chunk as NUL bytes, which the reader ignores; close() (and the
-/// destructor) truncates the file to what was written.
+/// no system call per event.
+///
+/// Why a helper thread: the first store to each page of a new file makes the
+/// kernel find it memory, which costs far more than writing the event
+/// (several microseconds a page on a virtual machine), and that cost would
+/// land inside whichever pass happened to cross the page. A helper thread
+/// therefore keeps the file allocated (posix_fallocate, so a full disk is an
+/// error when growing, never a SIGBUS), mapped and populated a few megabytes
+/// ahead of the writer, which only formats and copies. The mapping sits in an
+/// address range reserved once, so it grows without moving. Without the
+/// thread (it could not be started) the writer grows the file itself.
+///
+/// A killed process leaves the unused rest of the file as NUL bytes, which
+/// the reader ignores; close() (and the destructor) truncates the file to
+/// what was written.
 ///
 /// Not thread-safe: callers serialise the calls, as they do for the state
 /// machine. Never throws from the observer callbacks: an I/O error is logged
@@ -64,8 +77,16 @@ class EventLogWriter final : public EventObserver {
  private:
   EventLogWriter(std::string path, int fd);
   /// Room for `bytes` more bytes at the write position; false on failure.
-  bool reserve(std::size_t bytes) noexcept;
-  bool grow(std::size_t min_capacity) noexcept;
+  bool reserve(std::size_t bytes) noexcept {
+    if (used_ + bytes <= limit_) return true;
+    return reserve_slow(bytes);
+  }
+  bool reserve_slow(std::size_t bytes) noexcept;
+  /// Maps and populates the file up to at least `bytes`, under map_mutex_;
+  /// returns 0 or the errno of the step that failed.
+  int extend_mapping(std::size_t bytes) noexcept;
+  void run_prefaulter() noexcept;
+  void stop_prefaulter() noexcept;
   void fail(std::string_view what, int error) noexcept;
   void write_line(std::string_view line) noexcept;
   /// One `before`, `after` or `skip` line: `head` is its text up to the
@@ -73,14 +94,32 @@ class EventLogWriter final : public EventObserver {
   /// allows.
   void write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
                         std::string_view kernel, ThreadKey tid) noexcept;
-  char* cursor() { return data_ + used_; }
+  char* cursor() { return base_ + used_; }
 
   std::string path_;
   int fd_ = -1;
-  char* data_ = nullptr;
-  std::size_t capacity_ = 0;
-  std::size_t used_ = 0;
   bool failed_ = false;
+
+  /// The address range reserved for the mapping, and how much of it maps
+  /// the file (changed under map_mutex_ only).
+  char* base_ = nullptr;
+  std::size_t reserved_ = 0;
+  std::size_t mapped_ = 0;
+  std::mutex map_mutex_;
+
+  /// Bytes mapped and populated, published by whoever extended the mapping.
+  std::atomic<std::size_t> ready_{0};
+  /// How far the writer may go before it next looks at ready_ and asks the
+  /// helper for more: the hot path is one comparison.
+  std::size_t limit_ = 0;
+  /// The writer's position.
+  std::size_t used_ = 0;
+  /// Where the helper should have the mapping ready up to; the writer raises
+  /// it (and wakes the helper) each time it crosses `next_request_`.
+  std::atomic<std::size_t> wanted_{0};
+  std::size_t next_request_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread prefaulter_;
 };
 
 }  // namespace passtiming
