@@ -3,12 +3,19 @@
 # each for a bounded time on a copy of its committed seed corpus.
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, all targets)
+#   scripts/fuzz.sh --runs=N [TARGET...]                  (N executions per target)
 #
 # Exits non-zero when a target finds a crash, a leak, undefined behaviour or
 # an invariant violation; the reproducer is left in build-fuzz/findings/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-seconds="${1:-30}"
+if [[ "${1:-}" == --runs=* ]]; then
+  limit="-runs=${1#--runs=}"
+  what="${1#--runs=} executions"
+else
+  limit="-max_total_time=${1:-30}"
+  what="${1:-30} s"
+fi
 shift || true
 build="${root}/build-fuzz"
 targets=("$@")
@@ -30,15 +37,15 @@ for target in "${targets[@]}"; do
   work="${build}/corpus/${target}"
   mkdir -p "${work}"
   cp -n "${root}/fuzz/corpus/${target}/"* "${work}/" 2>/dev/null || true
-  echo "== ${target}: ${seconds} s"
-  if ! "${build}/${target}_fuzzer" "${work}" -max_total_time="${seconds}" -max_len=4096 \
+  echo "== ${target}: ${what}"
+  if ! "${build}/${target}_fuzzer" "${work}" "${limit}" -max_len=4096 \
        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="${build}/findings/${target}-" 2>"${build}/${target}.log"; then
     echo "FAILED: ${target} (see ${build}/${target}.log and ${build}/findings/)"
     tail -n 40 "${build}/${target}.log"
     status=1
   fi
-  grep -E '^stat::number_of_executed_units|^stat::new_units_added|^stat::peak_rss_mb' \
+  grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^stat::new_units_added|^stat::peak_rss_mb' \
     "${build}/${target}.log" | sed "s/^/  /" || true
 done
 exit "${status}"

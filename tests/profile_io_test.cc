@@ -81,15 +81,22 @@ TEST(ProfileIoTest, EventLogLineOf100MegabytesIsRefused) {
   }
 }
 
+/// How many entries the scratch directory holds: a temporary file left
+/// behind would make one more.
+std::size_t files_in(const ScratchDir& dir) {
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    ++files;
+  }
+  return files;
+}
+
 TEST(ProfileIoTest, WriteFileAtomicallyReplacesAndLeavesNoTemporaryFile) {
   ScratchDir dir;
   const std::string path = dir.write("out.json", "old contents");
   write_file_atomically(path, "new");
   EXPECT_EQ(read_file(path), "new");
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path()))
-    ++files;
-  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(files_in(dir), 1u);
 }
 
 TEST(ProfileIoTest, WriteFileAtomicallyFailureNamesThePathAndKeepsTheOldFile) {
@@ -107,10 +114,7 @@ TEST(ProfileIoTest, WriteFileAtomicallyFailureNamesThePathAndKeepsTheOldFile) {
   std::filesystem::create_directories(dir.path() / "target");
   std::filesystem::create_directories(dir.path() / "target" / "keep");
   EXPECT_THROW(write_file_atomically(dir.file("target"), "x"), std::runtime_error);
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path()))
-    ++files;
-  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(files_in(dir), 1u);
 }
 
 TEST(ProfileIoTest, OutputFileAbandonedWithoutCommitKeepsTheOldFile) {
@@ -122,10 +126,7 @@ TEST(ProfileIoTest, OutputFileAbandonedWithoutCommitKeepsTheOldFile) {
     // An exception in the renderer would unwind here, before commit().
   }
   EXPECT_EQ(read_file(path), "old contents");
-  std::size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path()))
-    ++files;
-  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(files_in(dir), 1u);
 }
 
 TEST(ProfileIoTest, OutputFileWritesPiecesInOrder) {
