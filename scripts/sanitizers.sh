@@ -27,9 +27,9 @@ for kind in "${which[@]}"; do
       ;;
     tsan)
       cmake --preset tsan >/dev/null
-      ninja -C build-tsan -j"${jobs}" reliability_tests core_tests
+      ninja -C build-tsan -j"${jobs}" reliability_tests core_tests profile_tests
       TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
-        ctest --test-dir build-tsan -j"${jobs}" --output-on-failure -R 'Concurrency|PassContext|Session'
+        ctest --test-dir build-tsan -j"${jobs}" --output-on-failure -R 'Concurrency|PassContext|Session|EventLogWriter'
       ;;
     *) echo "usage: $0 [asan|tsan]..." >&2; exit 2 ;;
   esac

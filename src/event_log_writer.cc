@@ -78,6 +78,9 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
   meta += fmt::format(",\"pid\":{}}}\n", metadata.pid);
   writer->write_line(meta);
   if (!writer->ok()) throw std::runtime_error(fmt::format("cannot write the event log {}", path));
+  // The helper starts on the first stretch at once.
+  writer->next_request_ = kChunk;
+  writer->wanted_.store(kAhead);
   try {
     writer->prefaulter_ = std::thread([w = writer.get()] { w->run_prefaulter(); });
   } catch (const std::system_error&) {
@@ -102,8 +105,11 @@ void EventLogWriter::fail(std::string_view what, int error) noexcept {
 }
 
 int EventLogWriter::extend_mapping(std::size_t bytes) noexcept {
-  std::lock_guard<std::mutex> lock(map_mutex_);
-  while (mapped_ < bytes) {
+  // The lock is taken per chunk, so a writer that caught up with the helper
+  // waits for one chunk at most, never for the helper's whole stretch.
+  for (;;) {
+    std::lock_guard<std::mutex> lock(map_mutex_);
+    if (mapped_ >= bytes) return 0;
     if (reserved_ - mapped_ < kChunk) return EFBIG;
     // Allocating the blocks now (not just extending the size) is what turns
     // a full disk into this error instead of a SIGBUS on a later store.
@@ -119,7 +125,6 @@ int EventLogWriter::extend_mapping(std::size_t bytes) noexcept {
     mapped_ += kChunk;
     ready_.store(mapped_, std::memory_order_release);
   }
-  return 0;
 }
 
 void EventLogWriter::run_prefaulter() noexcept {

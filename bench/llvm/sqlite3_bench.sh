@@ -56,6 +56,10 @@ for ((i = 0; i < RUNS; ++i)); do
 done
 
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Every run, so that the spread is visible next to the medians.
+for variant in base plugin ftime; do
+  printf 'runs %-7s' "$variant:"; tr '\n' ' ' <"$WORK/$variant"; echo
+done
 base=$(median "$WORK/base"); plugin=$(median "$WORK/plugin"); ftime=$(median "$WORK/ftime")
 records=$(grep -c '"name"' "$WORK/profile.json" || true)
 echo "runs per variant: $RUNS (alternating); pass executions recorded: $records"

@@ -252,20 +252,20 @@ std::map<std::string, double> ftime_report_wall(const std::string& text) {
 }
 
 TEST_F(PluginTest, PerPassTotalsAgreeWithFtimeReport) {
-  // Two wall clocks compared on a shared machine: a measurement, not a unit
-  // test, so it runs only when asked for (bench/llvm/accuracy.sh sets the
-  // variable) and shows as skipped otherwise.
-  if (std::getenv("PASSTIMING_ACCURACY_TESTS") == nullptr) {
-    GTEST_SKIP() << "set PASSTIMING_ACCURACY_TESTS=1 (bench/llvm/accuracy.sh) to compare with -ftime-report";
-  }
-  // Generated input, big enough for many passes above 5 ms.
+  // Both timers measure the same executions in the same compile, so only the
+  // bracket differs. -ftime-report's is the wider: each start of one of its
+  // pass timers (every execution, and every resumption after a nested pass
+  // or analysis) costs it a getrusage() system call of its own, and our
+  // callbacks run inside its bracket. Measured here that adds 3-9 us per
+  // execution to its figures, so a pass whose executions average 30 us
+  // reads 10-30% higher there. The comparison is therefore made where that
+  // systematic cost is under a few percent: passes above 5 ms whose
+  // executions average at least 100 us.
   Result gen =
       run(std::string(PASSTIMING_PYTHON) + " " + kData + "/../generate_c_program.py 30 big.c");
   ASSERT_EQ(gen.status, 0) << gen.err;
-  // The two timers measure the same executions in the same run, so only the
-  // bracket differs; a heavily loaded machine can still preempt -ftime-report's
-  // getrusage() calls, which lie outside our bracket, so up to three runs.
   std::string failures;
+  int compared = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
     Result r = run("PASSTIMING_REPORT=off PASSTIMING_PROFILE=big.json " + kClang +
                    " -O2 -ftime-report " + plugin_flag() + " -c big.c -o big.o");
@@ -274,22 +274,26 @@ TEST_F(PluginTest, PerPassTotalsAgreeWithFtimeReport) {
     Profile profile = parse_profile_json(read(dir / "big.json"), "big.json");
     const Section& s = profile.sections.at(0);
     std::map<std::string, Nanoseconds> self;
-    for (const Record& rec : s.records) self[std::string(s.name_of(rec))] += rec.self_ns;
-    int compared = 0;
+    std::map<std::string, int> runs;
+    for (const Record& rec : s.records) {
+      self[std::string(s.name_of(rec))] += rec.self_ns;
+      ++runs[std::string(s.name_of(rec))];
+    }
+    compared = 0;
     failures.clear();
     for (const auto& [name, seconds] : wall) {
-      if (seconds < 0.005) continue;
-      ++compared;
       const double ours = to_seconds(self[name]);
+      if (seconds < 0.005 || runs[name] == 0 || ours / runs[name] < 100e-6) continue;
+      ++compared;
       if (std::abs(ours - seconds) > 0.10 * seconds) {
         failures += name + ": -ftime-report " + std::to_string(seconds) + " s, passtiming " +
-                    std::to_string(ours) + " s\n";
+                    std::to_string(ours) + " s over " + std::to_string(runs[name]) + " runs\n";
       }
     }
     ASSERT_GE(compared, 5) << "too few passes above 5 ms to compare\n" << r.err;
     if (failures.empty()) break;
   }
-  EXPECT_EQ(failures, "");
+  EXPECT_EQ(failures, "") << compared << " passes compared";
 }
 
 }  // namespace
