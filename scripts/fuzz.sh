@@ -4,6 +4,7 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, all targets)
 #   scripts/fuzz.sh --runs=N [TARGET...]                  (N executions per target)
+# PASSTIMING_FUZZ_MAX_LEN sets the largest input (default 4096 bytes).
 #
 # Exits non-zero when a target finds a crash, a leak, undefined behaviour or
 # an invariant violation; the reproducer is left in build-fuzz/findings/.
@@ -38,7 +39,7 @@ for target in "${targets[@]}"; do
   mkdir -p "${work}"
   cp -n "${root}/fuzz/corpus/${target}/"* "${work}/" 2>/dev/null || true
   echo "== ${target}: ${what}"
-  if ! "${build}/${target}_fuzzer" "${work}" "${limit}" -max_len=4096 \
+  if ! "${build}/${target}_fuzzer" "${work}" "${limit}" -max_len="${PASSTIMING_FUZZ_MAX_LEN:-4096}" \
        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="${build}/findings/${target}-" 2>"${build}/${target}.log"; then
     echo "FAILED: ${target} (see ${build}/${target}.log and ${build}/findings/)"
