@@ -4,7 +4,9 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 30 s, all targets)
 #   scripts/fuzz.sh --runs=N [TARGET...]                  (N executions per target)
-# PASSTIMING_FUZZ_MAX_LEN sets the largest input (default 4096 bytes).
+# PASSTIMING_FUZZ_MAX_LEN sets the largest input (default 4096 bytes) and
+# PASSTIMING_FUZZ_TIMEOUT the seconds one input may take (default 10; raise
+# it when the fuzzers share the machine, since the limit is wall time).
 #
 # Exits non-zero when a target finds a crash, a leak, undefined behaviour or
 # an invariant violation; the reproducer is left in build-fuzz/findings/.
@@ -40,7 +42,7 @@ for target in "${targets[@]}"; do
   cp -n "${root}/fuzz/corpus/${target}/"* "${work}/" 2>/dev/null || true
   echo "== ${target}: ${what}"
   if ! "${build}/${target}_fuzzer" "${work}" "${limit}" -max_len="${PASSTIMING_FUZZ_MAX_LEN:-4096}" \
-       -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -timeout="${PASSTIMING_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="${build}/findings/${target}-" 2>"${build}/${target}.log"; then
     echo "FAILED: ${target} (see ${build}/${target}.log and ${build}/findings/)"
     tail -n 40 "${build}/${target}.log"
