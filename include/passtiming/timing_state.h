@@ -124,6 +124,12 @@ class TimingStateMachine {
   /// Moves the section out, leaving an empty one.
   Section take_section();
 
+  /// Room for `records` records without growing. Growth copies every record
+  /// and touches fresh memory for the copy; a source that expects a long
+  /// pipeline reserves up front, which costs address space, not memory,
+  /// until the records are written. Kept by later enter()s.
+  void reserve(std::size_t records) { section_.records.reserve(records); }
+
   /// Events are also handed to `observer` (not owned; null for none).
   void set_observer(EventObserver* observer) { observer_ = observer; }
 
@@ -173,7 +179,7 @@ class TimingStateMachine {
     const std::string_view name = section_.names[id];
     return name.size() == pass.size() && same_bytes(name.data(), pass.data(), pass.size());
   }
-  /// Pops the top frame of `stack`, which ran `pass`, into a record.
+  /// Pops the top frame of `stack` (its name already matched) into a record.
   void complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags);
   /// The seed's rule for an after-callback that does not match the stack.
   [[gnu::cold]] void ignore_unmatched(ThreadStack& stack, std::string_view pass);
