@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 
+#include "json_text.h"
 #include "passtiming/profile_json.h"
 
 namespace passtiming {
@@ -54,16 +55,8 @@ class TraceWriter {
     for (std::size_t i = 0; i < profile_.sections.size(); ++i) write_metadata(i);
     for (std::size_t i = 0; i < profile_.sections.size(); ++i) write_records(i);
     out_ += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
-    const ProfileMetadata& m = profile_.metadata;
-    out_ += "\"tool\":";
-    append_json_string(out_, m.tool);
-    out_ += ",\"command\":";
-    append_json_string(out_, m.command);
-    out_ += ",\"host\":";
-    append_json_string(out_, m.host);
-    out_ += ",\"start_time\":";
-    append_json_string(out_, m.start_time);
-    fmt::format_to(std::back_inserter(out_), ",\"pid\":{}}}}}\n", m.pid);
+    detail::append_metadata_members(out_, profile_.metadata);
+    out_ += "}}\n";
     return std::move(out_);
   }
 

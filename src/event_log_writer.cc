@@ -67,15 +67,9 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
         fmt::format("cannot map the event log {}: {}", path, std::strerror(error)));
   }
   writer->limit_ = writer->ready_.load();
-  std::string meta = "{\"ev\":\"meta\",\"format\":\"passtiming-events\",\"version\":1,\"tool\":";
-  detail::append_json_string(meta, metadata.tool);
-  meta += ",\"command\":";
-  detail::append_json_string(meta, metadata.command);
-  meta += ",\"host\":";
-  detail::append_json_string(meta, metadata.host);
-  meta += ",\"start_time\":";
-  detail::append_json_string(meta, metadata.start_time);
-  meta += fmt::format(",\"pid\":{}}}\n", metadata.pid);
+  std::string meta = "{\"ev\":\"meta\",\"format\":\"passtiming-events\",\"version\":1,";
+  detail::append_metadata_members(meta, metadata);
+  meta += "}\n";
   writer->write_line(meta);
   if (!writer->ok()) throw std::runtime_error(fmt::format("cannot write the event log {}", path));
   // The helper starts on the first stretch at once.

@@ -117,6 +117,19 @@ void append_json_string(std::string& out, std::string_view text) {
   out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
+void append_metadata_members(std::string& out, const ProfileMetadata& m) {
+  out += "\"tool\":";
+  append_json_string(out, m.tool);
+  out += ",\"command\":";
+  append_json_string(out, m.command);
+  out += ",\"host\":";
+  append_json_string(out, m.host);
+  out += ",\"start_time\":";
+  append_json_string(out, m.start_time);
+  out += ",\"pid\":";
+  out += std::to_string(m.pid);
+}
+
 std::size_t find_invalid_utf8(std::string_view text) noexcept {
   const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = begin + text.size();

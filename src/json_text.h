@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/profile.h"
+
 namespace passtiming::detail {
 
 /// Bytes write_json_string may write for `text`, quotes included.
@@ -23,6 +25,10 @@ char* write_json_string(char* out, std::string_view text) noexcept;
 
 /// Appends `text` as a quoted JSON string to `out`.
 void append_json_string(std::string& out, std::string_view text);
+
+/// Appends the members of `m` that every JSON output carries, in this order:
+/// `"tool":…,"command":…,"host":…,"start_time":…,"pid":N` (no braces).
+void append_metadata_members(std::string& out, const ProfileMetadata& m);
 
 /// Offset of the first byte of `text` that is not part of valid UTF-8, or
 /// npos when all of it is valid.

@@ -16,15 +16,9 @@ namespace {
 // ---------------------------------------------------------------- writing
 
 void write_metadata(std::string& out, const ProfileMetadata& m) {
-  out += "\"metadata\":{\"tool\":";
-  detail::append_json_string(out, m.tool);
-  out += ",\"command\":";
-  detail::append_json_string(out, m.command);
-  out += ",\"host\":";
-  detail::append_json_string(out, m.host);
-  out += ",\"start_time\":";
-  detail::append_json_string(out, m.start_time);
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"pid\":{}}},\n"), m.pid);
+  out += "\"metadata\":{";
+  detail::append_metadata_members(out, m);
+  out += "},\n";
 }
 
 void write_record(std::string& out, const Section& s, const Record& r) {
