@@ -47,6 +47,12 @@ NameTable& NameTable::operator=(NameTable&& other) {
 
 NameTable::~NameTable() = default;
 
+void NameTable::clear() {
+  strings_.resize(1);
+  string_bytes_ = 0;
+  rebuild_index();
+}
+
 void NameTable::rebuild_index() {
   index_.clear();
   views_.clear();

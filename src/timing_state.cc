@@ -21,13 +21,14 @@ TimingStateMachine::TimingStateMachine() { stacks_.reserve(4); }
 
 void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   if (observer_) observer_->on_enter(t, context);
-  // Keep the previous context's record storage: a process that compiles many
-  // kernels then pays for growth and first-touch page faults only once.
-  std::vector<Record> storage = std::move(section_.records);
-  storage.clear();
-  section_ = Section();
-  section_.records = std::move(storage);
-  section_.context = std::string(context);
+  // Keep the previous context's storage (records, names, index): a process
+  // that compiles many kernels then pays for growth and first-touch page
+  // faults only once.
+  section_.records.clear();
+  section_.names.clear();
+  section_.threads.clear();
+  section_.skipped = 0;
+  section_.context.assign(context);
   stacks_.clear();
   last_stack_ = 0;
   next_sequence_ = 0;

@@ -54,6 +54,10 @@ class NameTable {
   NameTable& operator=(NameTable&&);
   ~NameTable();
 
+  /// Forgets every name but keeps the allocated index, so a table reused for
+  /// context after context does not allocate again.
+  void clear();
+
   /// The id of `text`, adding it when new. Repeated calls with the same
   /// character buffer (a pass's name object, a module's cached label) are
   /// answered from a small cache keyed by the buffer's address, without
