@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -20,6 +21,7 @@
 #include "passtiming/event_log.h"
 #include "passtiming/version.h"
 #include "profile_json_reader.h"
+#include "profile_json_stream.h"
 
 namespace passtiming {
 namespace {
@@ -79,6 +81,32 @@ bool looks_like_event_log(std::string_view text) {
   return object["ev"].get(ev) == simdjson::SUCCESS;
 }
 
+/// Below this size a file is read whole: one parse of a text this small
+/// costs less than the streamed reader's two (skeleton and records).
+constexpr std::uint64_t kStreamMinBytes = std::uint64_t{1} << 20;
+
+/// The profile in the regular file `path` read by the streamed reader, or
+/// nullopt for a small file, an event log, another kind of file, or another
+/// layout.
+std::optional<Profile> load_streamed(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;  // the whole-file read reports why
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (static_cast<std::uint64_t>(st.st_size) < kStreamMinBytes) return std::nullopt;
+  // An event log announces itself on its first line, which is short.
+  char head[8192];
+  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  if (n < 0 || looks_like_event_log(std::string_view(head, static_cast<std::size_t>(n)))) {
+    return std::nullopt;
+  }
+  return detail::read_profile_streamed(fd, static_cast<std::uint64_t>(st.st_size));
+}
+
 std::string display_name(const std::string& path) {
   return path == "-" ? "<stdin>" : path;
 }
@@ -112,6 +140,9 @@ Profile parse_profile_text(std::string_view text, std::string_view source) {
 }
 
 Profile load_profile(const std::string& path) {
+  if (path != "-") {
+    if (auto streamed = load_streamed(path)) return std::move(*streamed);
+  }
   simdjson::padded_string data = read_input(path);
   const std::string source = display_name(path);
   std::string_view text(data.data(), data.size());

@@ -355,6 +355,14 @@ class FastProfileReader {
     if (parser_.capacity() > kKeepParserCapacity) parser_ = simdjson::dom::parser();
   }
 
+  /// The records of one array appended to `section` (see append_records).
+  static void read_records(simdjson::dom::element records, Section& section,
+                           std::uint32_t& max_thread) {
+    for (simdjson::dom::element r : array(records)) {
+      max_thread = std::max(max_thread, read_record(r, section));
+    }
+  }
+
   Profile run() {
     simdjson::dom::element root;
     if (auto error = parser_.parse(text_.data(), text_.size(), false).get(root)) {
@@ -451,7 +459,7 @@ class FastProfileReader {
     }
   }
 
-  std::uint32_t read_record(simdjson::dom::element item, Section& section) {
+  static std::uint32_t read_record(simdjson::dom::element item, Section& section) {
     unsigned seen = 0;
     Record r;
     for (auto [key, value] : object(item)) {
@@ -493,17 +501,28 @@ class FastProfileReader {
   }
 
   static constexpr std::size_t kKeepParserCapacity = std::size_t{16} << 20;
-  static simdjson::dom::parser& thread_parser() {
-    thread_local simdjson::dom::parser parser;
-    return parser;
-  }
 
   simdjson::padded_string_view text_;
-  simdjson::dom::parser& parser_ = thread_parser();
+  simdjson::dom::parser& parser_ = thread_dom_parser();
   Profile profile_;
 };
 
 }  // namespace
+
+simdjson::dom::parser& thread_dom_parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+bool append_records(simdjson::dom::element records, Section& section,
+                    std::uint32_t& max_thread) {
+  try {
+    FastProfileReader::read_records(records, section, max_thread);
+    return true;
+  } catch (const Rejected&) {
+    return false;
+  }
+}
 
 /// Above this size a syntax error is reported without a second, located
 /// parse (which costs seconds on a file of hundreds of megabytes).

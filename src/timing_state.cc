@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "huge_pages.h"
 #include "passtiming/logging.h"
 
 namespace passtiming {
@@ -18,6 +19,12 @@ const Logger& timing_logger() {
 }  // namespace
 
 TimingStateMachine::TimingStateMachine() { stacks_.reserve(4); }
+
+void TimingStateMachine::reserve(std::size_t records) {
+  if (records <= section_.records.capacity()) return;
+  section_.records.reserve(records);
+  detail::advise_huge_pages(section_.records.data(), records * sizeof(Record));
+}
 
 void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   if (observer_) observer_->on_enter(t, context);

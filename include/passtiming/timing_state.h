@@ -127,8 +127,10 @@ class TimingStateMachine {
   /// Room for `records` records without growing. Growth copies every record
   /// and touches fresh memory for the copy; a source that expects a long
   /// pipeline reserves up front, which costs address space, not memory,
-  /// until the records are written. Kept by later enter()s.
-  void reserve(std::size_t records) { section_.records.reserve(records); }
+  /// until the records are written, and asks for huge pages so that the
+  /// first touch of the storage costs one fault per 2 MiB rather than per
+  /// 4 KiB. Kept by later enter()s.
+  void reserve(std::size_t records);
 
   /// Events are also handed to `observer` (not owned; null for none).
   void set_observer(EventObserver* observer) { observer_ = observer; }
