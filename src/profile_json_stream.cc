@@ -24,6 +24,10 @@ constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
 /// every number a single digit), so the bytes left in the file bound the
 /// records still to come, which sizes the storage before it is touched.
 constexpr std::size_t kMinRecordLineBytes = 100;
+/// The writer puts three lines before the sections; a file with many more is
+/// laid out otherwise (pretty-printed, say), and is left to the whole-file
+/// reader before its text piles up in the skeleton.
+constexpr std::size_t kMaxHeaderLines = 16;
 
 /// The file is not in the known layout, or breaks a rule somewhere.
 struct NotStreamable {};
@@ -90,6 +94,7 @@ class StreamedProfileReader {
     offset_ += line.size() + 1;
     switch (state_) {
       case State::kHeader:
+        if (++header_lines_ > kMaxHeaderLines) throw NotStreamable{};
         add_to_skeleton(line);
         if (line == "\"sections\":[") state_ = State::kSections;
         return;
@@ -197,6 +202,7 @@ class StreamedProfileReader {
   std::uint64_t size_;
   std::uint64_t offset_ = 0;
   State state_ = State::kHeader;
+  std::size_t header_lines_ = 0;
   std::size_t section_lines_ = 0;
   std::string skeleton_;
   std::string batch_;
