@@ -13,28 +13,34 @@
 namespace passtiming::cli {
 
 InputProgress::InputProgress(std::size_t total)
+    : InputProgress(total, stderr, ::isatty(STDERR_FILENO) == 1,
+                    [] { return std::chrono::steady_clock::now(); }) {}
+
+InputProgress::InputProgress(std::size_t total, std::FILE* out, bool terminal, Clock clock)
     : total_(total),
-      terminal_(::isatty(STDERR_FILENO) == 1),
-      start_(std::chrono::steady_clock::now()),
+      out_(out),
+      terminal_(terminal),
+      clock_(std::move(clock)),
+      start_(clock_()),
       last_draw_(start_) {}
 
 InputProgress::~InputProgress() {
-  if (drawn_) std::fputs("\r\033[K", stderr);
+  if (drawn_) std::fputs("\r\033[K", out_);
 }
 
 void InputProgress::step() {
   ++done_;
   if (!terminal_) return;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = clock_();
   if (now - start_ < std::chrono::seconds(1)) return;
   if (drawn_ && now - last_draw_ < std::chrono::milliseconds(100) && done_ != total_) return;
   last_draw_ = now;
   drawn_ = true;
   constexpr std::size_t kWidth = 30;
   const std::size_t filled = total_ ? done_ * kWidth / total_ : kWidth;
-  std::fprintf(stderr, "\r[%s%s] %zu/%zu inputs", std::string(filled, '#').c_str(),
+  std::fprintf(out_, "\r[%s%s] %zu/%zu inputs", std::string(filled, '#').c_str(),
                std::string(kWidth - filled, ' ').c_str(), done_, total_);
-  std::fflush(stderr);
+  std::fflush(out_);
 }
 
 void for_each_profile(const std::vector<std::string>& paths,

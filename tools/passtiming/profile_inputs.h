@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -19,7 +20,11 @@ namespace passtiming::cli {
 /// pipes never see it. The line is cleared when the bar goes away.
 class InputProgress {
  public:
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  /// Draws on stderr, when it is a terminal, by the steady clock.
   explicit InputProgress(std::size_t total);
+  /// Draws on `out` when `terminal`, reading the time from `clock`.
+  InputProgress(std::size_t total, std::FILE* out, bool terminal, Clock clock);
   InputProgress(const InputProgress&) = delete;
   InputProgress& operator=(const InputProgress&) = delete;
   ~InputProgress();
@@ -29,7 +34,9 @@ class InputProgress {
  private:
   std::size_t total_;
   std::size_t done_ = 0;
+  std::FILE* out_;
   bool terminal_;
+  Clock clock_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
