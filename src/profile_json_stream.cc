@@ -39,8 +39,8 @@ struct StreamedRecords {
   Section section;  ///< only `records` and `names`
 };
 
-/// The layout, line by line (a line never starts inside a string, since JSON
-/// strings hold no raw newline):
+/// The layout, line by line (in valid JSON a line never starts inside a
+/// string, since JSON strings hold no raw newline):
 ///
 ///     {"format":...,"version":1,          header lines, up to
 ///     "sections":[
@@ -52,10 +52,10 @@ struct StreamedRecords {
 ///
 /// Everything but the record lines forms a small "skeleton" document, parsed
 /// by the ordinary reader; the record lines are parsed a batch at a time as
-/// JSON arrays and then given to the sections of the skeleton. Because each
-/// batch holds exactly the values between the brackets of the file's own
-/// array, both parses succeed only when the file is valid, and then give
-/// the same records.
+/// JSON arrays and then given to the sections of the skeleton. Each batch
+/// is the file's own text between the brackets of its array, cut only after
+/// a comma that ends a line: so both parses succeed only when the file is
+/// valid, and then give the same records.
 class StreamedProfileReader {
  public:
   StreamedProfileReader(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
@@ -131,9 +131,11 @@ class StreamedProfileReader {
     } else if (!line.ends_with(',')) {
       throw NotStreamable{};
     }
-    const std::size_t cut = closing.empty() ? 1 : closing.size();
-    batch_ += batch_.empty() ? '[' : ',';
-    batch_.append(line.substr(0, line.size() - cut));
+    // The batch keeps the file's own bytes, line breaks and commas included:
+    // only then is a string that runs past the end of its line (invalid,
+    // as a raw newline cannot be in a JSON string) invalid in the batch too.
+    batch_ += batch_.empty() ? '[' : '\n';
+    batch_.append(line.substr(0, line.size() - closing.size()));
     if (!closing.empty()) {
       flush_batch();
       end_records();
@@ -166,6 +168,9 @@ class StreamedProfileReader {
 
   void flush_batch() {
     if (batch_.empty()) return;
+    // The comma after the batch's last record separates it from the next
+    // batch's first, not from the closing bracket.
+    if (batch_.back() == ',') batch_.pop_back();
     batch_ += ']';
     const std::size_t length = batch_.size();
     batch_.append(simdjson::SIMDJSON_PADDING, ' ');

@@ -168,6 +168,23 @@ TEST(ProfileJsonStreamTest, ABrokenRecordIsReportedAtItsLine) {
   EXPECT_EQ(load_error(path), whole_file_error(bad));
 }
 
+TEST(ProfileJsonStreamTest, AStringRunningIntoTheNextLineIsRefused) {
+  // Cut a key in two with a raw newline: invalid JSON. Joined without the
+  // line break, the two halves would make a valid key.
+  ScratchDir dir;
+  const std::string canonical = profile_to_json(sample_profile(20'000));
+  std::string bad = canonical;
+  const std::size_t records = bad.find('\n', bad.find("{\"context\":\"stage=codegen\"")) + 1;
+  bad.insert(records,
+             "{\"name\":\"a\",\"kernel\":\"\",\"depth\":0,\"sequence\":99999,\"parent\":null,"
+             "\"thread\":0,\"start_ns\":0,\"inclusive_ns\":0,\"self_ns\":0,\"x},\n"
+             "{y\":0},\n");
+  const std::string path = dir.write("p.json", bad);
+  EXPECT_FALSE(stream(path).has_value());
+  EXPECT_NE(whole_file_error(bad), "no error");
+  EXPECT_EQ(load_error(path), whole_file_error(bad));
+}
+
 TEST(ProfileJsonStreamTest, TruncatedAndUnknownThreadAreReportedAsByTheWholeFileReader) {
   ScratchDir dir;
   const std::string canonical = profile_to_json(sample_profile(20'000));
