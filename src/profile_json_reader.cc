@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "json_text.h"
 #include "passtiming/errors.h"
@@ -20,6 +21,23 @@ namespace od = simdjson::ondemand;
 /// compiler has such pass names, and a runaway string should fail with a
 /// message rather than take the memory of the machine.
 constexpr std::size_t kMaxStringBytes = std::size_t{1} << 20;
+
+/// Without a thread table, a record's `thread` is the thread's key: the table
+/// is made of the keys in use, in ascending order, and each record gets its
+/// key's index (the same numbers when the keys are 0..N). A table of every
+/// key up to the largest would let one record with thread 4e9 ask for 32 GB.
+void make_thread_table(Section& section) {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(section.records.size());
+  for (const Record& r : section.records) keys.push_back(r.thread);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (Record& r : section.records) {
+    r.thread = static_cast<std::uint32_t>(
+        std::lower_bound(keys.begin(), keys.end(), std::uint64_t{r.thread}) - keys.begin());
+  }
+  section.threads = std::move(keys);
+}
 
 /// Reads one profile with simdjson's on-demand API, which keeps a pointer
 /// into the text for every value, so each error names the line it is on.
@@ -252,8 +270,7 @@ class ProfileReader {
     if (!have_records) fail_at(at, "section without field 'records'");
     if (!max_thread_at) return;
     if (!have_threads) {
-      // Without a thread table, thread indices are their own keys.
-      for (std::uint32_t i = 0; i <= max_thread; ++i) section.threads.push_back(i);
+      make_thread_table(section);
     } else if (max_thread >= section.threads.size()) {
       fail_at(max_thread_at, fmt::format("field 'thread' is {} but the section has {} thread(s)",
                                          max_thread, section.threads.size()));
@@ -453,7 +470,7 @@ class FastProfileReader {
     if (!have_records) throw Rejected{};
     if (section.records.empty()) return;
     if (!have_threads) {
-      for (std::uint32_t i = 0; i <= max_thread; ++i) section.threads.push_back(i);
+      make_thread_table(section);
     } else if (max_thread >= section.threads.size()) {
       throw Rejected{};
     }

@@ -125,6 +125,28 @@ TEST(ProfileJsonTest, HandWrittenProfileWithDefaults) {
   EXPECT_EQ(p.sections[0].records[0].parent, kNoParent);
 }
 
+// Without a thread table the table is made of the thread keys in use, so a
+// key of four billion costs one entry, not a table of four billion.
+TEST(ProfileJsonTest, ThreadKeysWithoutATableMakeTheTable) {
+  const std::string text =
+      R"({"format":"passtiming-profile","version":1,"sections":[{"records":[)"
+      R"({"name":"a","depth":0,"sequence":0,"start_ns":0,"inclusive_ns":1,"self_ns":1,"thread":4000000000},)"
+      R"({"name":"b","depth":0,"sequence":1,"start_ns":1,"inclusive_ns":1,"self_ns":1,"thread":7},)"
+      R"({"name":"c","depth":0,"sequence":2,"start_ns":2,"inclusive_ns":1,"self_ns":1,"thread":7}]}]})";
+  // Both readers: the fast one, and the located one behind a later error.
+  const Profile p = parse_profile_json(text, "keys.json");
+  const Section& s = p.sections[0];
+  EXPECT_EQ(s.threads, (std::vector<std::uint64_t>{7, 4000000000}));
+  EXPECT_EQ(s.records[0].thread, 1u);
+  EXPECT_EQ(s.records[1].thread, 0u);
+  EXPECT_EQ(s.records[2].thread, 0u);
+  // An error after the sections sends the text to the located reader, which
+  // reads the sections first, by the same rule.
+  std::string broken = text;
+  broken.insert(broken.size() - 1, R"(,"metadata":7)");
+  EXPECT_EQ(parse_error(broken), "bad.json:1: field 'metadata' must be an object");
+}
+
 // Malformed inputs: each names the file, the line and, where there is one,
 // the field.
 TEST(ProfileJsonTest, TruncatedFile) {
