@@ -137,12 +137,12 @@ class StreamedProfileReader {
     batch_ += batch_.empty() ? '[' : '\n';
     batch_.append(line.substr(0, line.size() - closing.size()));
     if (!closing.empty()) {
-      flush_batch();
+      flush_batch(/*cut=*/false);
       end_records();
       add_to_skeleton(closing);
       state_ = State::kSections;
     } else if (batch_.size() >= kBatchBytes) {
-      flush_batch();
+      flush_batch(/*cut=*/true);
     }
   }
 
@@ -166,11 +166,13 @@ class StreamedProfileReader {
     if (records.capacity() - records.size() > records.size() + 1024) records.shrink_to_fit();
   }
 
-  void flush_batch() {
+  /// Parses the batch. `cut`: the batch ends inside the array, after a line
+  /// that ended with a comma, which separates it from the next batch's first
+  /// record; at the array's end a comma before the bracket is the file's own
+  /// trailing comma, which must fail.
+  void flush_batch(bool cut) {
     if (batch_.empty()) return;
-    // The comma after the batch's last record separates it from the next
-    // batch's first, not from the closing bracket.
-    if (batch_.back() == ',') batch_.pop_back();
+    if (cut) batch_.pop_back();
     batch_ += ']';
     const std::size_t length = batch_.size();
     batch_.append(simdjson::SIMDJSON_PADDING, ' ');

@@ -185,6 +185,18 @@ TEST(ProfileJsonStreamTest, AStringRunningIntoTheNextLineIsRefused) {
   EXPECT_EQ(load_error(path), whole_file_error(bad));
 }
 
+TEST(ProfileJsonStreamTest, ATrailingCommaBeforeTheClosingBracketIsRefused) {
+  ScratchDir dir;
+  const std::string canonical = profile_to_json(sample_profile(20'000));
+  std::string bad = canonical;
+  const std::size_t at = bad.rfind("}]}");
+  bad.insert(at + 1, ",");  // the last record's line now ends "},]}"
+  const std::string path = dir.write("p.json", bad);
+  EXPECT_FALSE(stream(path).has_value());
+  EXPECT_NE(whole_file_error(bad), "no error");
+  EXPECT_EQ(load_error(path), whole_file_error(bad));
+}
+
 TEST(ProfileJsonStreamTest, TruncatedAndUnknownThreadAreReportedAsByTheWholeFileReader) {
   ScratchDir dir;
   const std::string canonical = profile_to_json(sample_profile(20'000));
