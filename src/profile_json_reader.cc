@@ -460,11 +460,8 @@ class FastProfileReader {
         }
       } else if (key == "records") {
         have_records = true;
-        simdjson::dom::array records = array(value);
-        section.records.reserve(section.records.size() + records.size());
-        for (simdjson::dom::element r : records) {
-          max_thread = std::max(max_thread, read_record(r, section));
-        }
+        section.records.reserve(section.records.size() + array(value).size());
+        read_records(value, section, max_thread);
       }
     }
     if (!have_records) throw Rejected{};
