@@ -94,6 +94,15 @@ std::string replace_line(const std::string& text, std::size_t line, const std::s
   return text.substr(0, begin) + replacement + text.substr(end);
 }
 
+/// `bad` is refused: the streamed reader declines it, and load_profile
+/// reports the whole-file reader's error, which there is.
+void expect_refused_as_by_the_whole_file_reader(const ScratchDir& dir, const std::string& bad) {
+  const std::string path = dir.write("p.json", bad);
+  EXPECT_FALSE(stream(path).has_value());
+  EXPECT_NE(whole_file_error(bad), "no error");
+  EXPECT_EQ(load_error(path), whole_file_error(bad));
+}
+
 TEST(ProfileJsonStreamTest, GivesTheProfileTheWholeFileReaderGives) {
   ScratchDir dir;
   const std::string path = dir.file("p.json");
@@ -179,10 +188,7 @@ TEST(ProfileJsonStreamTest, AStringRunningIntoTheNextLineIsRefused) {
              "{\"name\":\"a\",\"kernel\":\"\",\"depth\":0,\"sequence\":99999,\"parent\":null,"
              "\"thread\":0,\"start_ns\":0,\"inclusive_ns\":0,\"self_ns\":0,\"x},\n"
              "{y\":0},\n");
-  const std::string path = dir.write("p.json", bad);
-  EXPECT_FALSE(stream(path).has_value());
-  EXPECT_NE(whole_file_error(bad), "no error");
-  EXPECT_EQ(load_error(path), whole_file_error(bad));
+  expect_refused_as_by_the_whole_file_reader(dir, bad);
 }
 
 TEST(ProfileJsonStreamTest, ATrailingCommaBeforeTheClosingBracketIsRefused) {
@@ -191,29 +197,19 @@ TEST(ProfileJsonStreamTest, ATrailingCommaBeforeTheClosingBracketIsRefused) {
   std::string bad = canonical;
   const std::size_t at = bad.rfind("}]}");
   bad.insert(at + 1, ",");  // the last record's line now ends "},]}"
-  const std::string path = dir.write("p.json", bad);
-  EXPECT_FALSE(stream(path).has_value());
-  EXPECT_NE(whole_file_error(bad), "no error");
-  EXPECT_EQ(load_error(path), whole_file_error(bad));
+  expect_refused_as_by_the_whole_file_reader(dir, bad);
 }
 
 TEST(ProfileJsonStreamTest, TruncatedAndUnknownThreadAreReportedAsByTheWholeFileReader) {
   ScratchDir dir;
   const std::string canonical = profile_to_json(sample_profile(20'000));
-  const std::string cut = canonical.substr(0, canonical.size() / 2);
-  const std::string cut_path = dir.write("p.json", cut);
-  EXPECT_FALSE(stream(cut_path).has_value());
-  EXPECT_EQ(load_error(cut_path), whole_file_error(cut));
-  EXPECT_NE(load_error(cut_path), "no error");
+  expect_refused_as_by_the_whole_file_reader(dir, canonical.substr(0, canonical.size() / 2));
 
   // The big section has one thread (index 0); a record on thread 3 is wrong.
   std::string thread = canonical;
   const std::size_t at = thread.rfind("\"thread\":0");
   thread.replace(at, 10, "\"thread\":3");
-  const std::string thread_path = dir.write("p.json", thread);
-  EXPECT_FALSE(stream(thread_path).has_value());
-  EXPECT_EQ(load_error(thread_path), whole_file_error(thread));
-  EXPECT_NE(load_error(thread_path), "no error");
+  expect_refused_as_by_the_whole_file_reader(dir, thread);
 }
 
 }  // namespace
