@@ -56,7 +56,6 @@ void NameTable::clear() {
 void NameTable::rebuild_index() {
   index_.clear();
   views_.clear();
-  cache_ = {};
   index_.reserve(strings_.size());
   views_.reserve(strings_.size());
   for (std::size_t i = 0; i < strings_.size(); ++i) {
@@ -65,7 +64,8 @@ void NameTable::rebuild_index() {
   }
 }
 
-NameId NameTable::intern_slow(std::string_view text) {
+NameId NameTable::intern(std::string_view text) {
+  if (text.empty()) return 0;
   NameId id;
   if (auto it = index_.find(text); it != index_.end()) {
     id = it->second;
@@ -77,7 +77,6 @@ NameId NameTable::intern_slow(std::string_view text) {
     views_.emplace_back(strings_.back());
     index_.emplace(views_.back(), id);
   }
-  cache_[cache_slot(text.data(), text.size())] = CacheSlot{text.data(), text.size(), id};
   return id;
 }
 

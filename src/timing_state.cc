@@ -23,6 +23,7 @@ TimingStateMachine::TimingStateMachine() { stacks_.reserve(4); }
 void TimingStateMachine::reserve(std::size_t records) {
   if (records <= section_.records.capacity()) return;
   section_.records.reserve(records);
+  reserved_records_ = records;
   detail::advise_huge_pages(section_.records.data(), records * sizeof(Record));
 }
 
@@ -194,8 +195,8 @@ std::vector<std::string> TimingStateMachine::running_passes() const {
 
 Section TimingStateMachine::take_section() {
   Section out = std::move(section_);
-  // A section handed on keeps 48 bytes per record, not the growth slack.
-  out.records.shrink_to_fit();
+  if (out.records.capacity() > reserved_records_) out.records.shrink_to_fit();
+  reserved_records_ = 0;
   section_ = Section();
   return out;
 }

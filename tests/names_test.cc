@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace passtiming {
 namespace {
 
@@ -24,14 +27,51 @@ TEST(NameTableTest, InternsOnce) {
   EXPECT_EQ(names.string_bytes(), 23u);
 }
 
-TEST(NameTableTest, ReusedBufferWithNewContentsIsNotMistaken) {
+TEST(NameCacheTest, ReusedBufferWithNewContentsIsNotMistaken) {
   NameTable names;
+  NameCache cache;
   char buffer[] = "alpha";
-  const NameId a = names.intern(buffer);
+  const NameId a = cache.intern(names, buffer);
+  EXPECT_EQ(cache.intern(names, buffer), a);
   buffer[0] = 'A';  // same address and size, different text
-  const NameId b = names.intern(buffer);
+  const NameId b = cache.intern(names, buffer);
   EXPECT_NE(a, b);
   EXPECT_EQ(names[b], "Alpha");
+  EXPECT_EQ(names.find("alpha"), a);
+}
+
+TEST(NameCacheTest, AClearedTableIsNeverGivenAStaleId) {
+  NameTable names;
+  NameCache cache;
+  const std::string first = "InstCombinePass";
+  const std::string second = "SROAPass";
+  cache.intern(names, first);
+  const NameId sroa = cache.intern(names, second);
+  EXPECT_EQ(sroa, 2u);
+  names.clear();
+  // The cached id 2 is beyond the cleared table: the text is interned anew.
+  EXPECT_EQ(cache.intern(names, second), 1u);
+  EXPECT_EQ(names[1], "SROAPass");
+  // The cached id 1 now names another string: not trusted either.
+  EXPECT_EQ(cache.intern(names, first), 2u);
+  EXPECT_EQ(names[2], "InstCombinePass");
+  EXPECT_EQ(names.size(), 3u);
+}
+
+TEST(NameCacheTest, AnswersAsTheTableDoesWhateverItKept) {
+  // Many buffers, more than the sets, all interned twice in turn: every
+  // answer must be the table's own, whatever the cache kept.
+  NameTable names;
+  NameCache cache;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3000; ++i) texts.push_back("function_" + std::to_string(i));
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& text : texts) {
+      const NameId id = cache.intern(names, text);
+      EXPECT_EQ(id, names.find(text));
+    }
+  }
+  EXPECT_EQ(names.size(), texts.size() + 1);
 }
 
 TEST(NameTableTest, CopiesAndMovesKeepTheIndex) {

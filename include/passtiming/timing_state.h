@@ -121,7 +121,11 @@ class TimingStateMachine {
   std::vector<std::string> running_passes() const;
 
   const Section& section() const { return section_; }
-  /// Moves the section out, leaving an empty one.
+  /// Moves the section out, leaving an empty one. Growth slack is trimmed,
+  /// so a section handed on holds 48 bytes per record; storage from
+  /// reserve() is handed on as it is, since its untouched part is address
+  /// space rather than memory and copying the records is what the
+  /// reservation was made to avoid.
   Section take_section();
 
   /// Room for `records` records without growing. Growth copies every record
@@ -170,9 +174,9 @@ class TimingStateMachine {
     // below was attached to a parent on another thread.
     const std::uint16_t depth =
         stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
-    return stack.frames.emplace_back(Frame{section_.names.intern(pass),
-                                           section_.names.intern(kernel), next_sequence_++, depth,
-                                           0, 0});
+    return stack.frames.emplace_back(Frame{name_cache_.intern(section_.names, pass),
+                                           name_cache_.intern(section_.names, kernel),
+                                           next_sequence_++, depth, 0, 0});
   }
   static std::uint16_t saturate_depth(std::size_t depth) {
     return depth < 0xFFFF ? static_cast<std::uint16_t>(depth) : std::uint16_t{0xFFFF};
@@ -191,6 +195,10 @@ class TimingStateMachine {
   void discard_incomplete(ThreadStack& stack);
 
   Section section_;
+  /// In front of `section_.names`; it needs no clearing when they change.
+  NameCache name_cache_;
+  /// Records asked for by reserve() for the current storage, or 0.
+  std::size_t reserved_records_ = 0;
   std::vector<ThreadStack> stacks_;
   std::size_t last_stack_ = 0;
   std::uint32_t next_sequence_ = 0;

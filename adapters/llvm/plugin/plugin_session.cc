@@ -100,7 +100,11 @@ void PipelineSession::finish() noexcept {
     Section section = instrument_.finish();
     std::optional<std::string_view> context;
     if (!settings_.context.empty()) context = settings_.context;
-    std::string report = render_report(section, settings_.threshold_ms, context);
+    // Rendered only when it goes somewhere: it sorts every record.
+    std::string report;
+    if (settings_.report != ReportTarget::off) {
+      report = render_report(section, settings_.threshold_ms, context);
+    }
 
     switch (settings_.report) {
       case ReportTarget::standard_error:

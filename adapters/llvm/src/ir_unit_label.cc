@@ -37,6 +37,9 @@ std::string_view ir_unit_label(const ::llvm::Any& ir, std::string& scratch,
     return view(loop->getHeader()->getParent()->getName());
   }
   if (const auto* scc = unit_of<::llvm::LazyCallGraph::SCC>(ir)) {
+    // Most SCCs are one function: its own name, a stable buffer that the
+    // name cache already holds from the function's passes.
+    if (scc->size() == 1) return view(scc->begin()->getFunction().getName());
     symbols.clear();
     for (const ::llvm::LazyCallGraph::Node& node : *scc) {
       symbols.push_back(view(node.getFunction().getName()));
