@@ -3,7 +3,8 @@
 # (the SQLite amalgamation as shipped in the npm package better-sqlite3@12)
 # without the plugin, with the plugin (every pass recorded, JSON profile
 # written) and with -ftime-report. Runs alternate between the three so that
-# drift in the machine's load hits all of them alike; medians are quoted.
+# drift in the machine's load hits all of them alike. Quoted: the medians of
+# wall and CPU time, and the median of the per-round ratios to no plugin.
 #
 # Usage: bench/llvm/sqlite3_bench.sh [RUNS] [PLUGIN]
 #   RUNS    runs per variant (default 7)
@@ -35,37 +36,49 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 FLAGS=(-O2 -c "$SQLITE" -o "$WORK/sqlite3.o")
 
-# Elapsed wall seconds of one compile (GNU time's %e has 10 ms resolution,
-# so the shell's monotonic clock is used instead).
-wall() {
-  local start end
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
-  end=$(date +%s.%N)
-  echo "$start $end" | awk '{ printf "%.4f\n", $2 - $1 }'
+# One compile's wall, user and system seconds, to the millisecond (bash's own
+# `time`, so no package is needed).
+measure() {
+  local TIMEFORMAT='%3R %3U %3S' timing
+  timing=$({ time "$@" >/dev/null 2>"$WORK/stderr"; } 2>&1) || { cat "$WORK/stderr" >&2; exit 1; }
+  echo "$timing"
 }
 
 : >"$WORK/base" ; : >"$WORK/plugin" ; : >"$WORK/ftime"
 # One untimed warm-up of each variant (page cache, the plugin's first load).
-wall "$CLANG" "${FLAGS[@]}" >/dev/null
+measure "$CLANG" "${FLAGS[@]}" >/dev/null
+measure env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
+  "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" >/dev/null
 for ((i = 0; i < RUNS; ++i)); do
-  wall "$CLANG" "${FLAGS[@]}" >>"$WORK/base"
-  wall env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
+  measure "$CLANG" "${FLAGS[@]}" >>"$WORK/base"
+  measure env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
     "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" >>"$WORK/plugin"
-  wall "$CLANG" -ftime-report "${FLAGS[@]}" >>"$WORK/ftime"
+  measure "$CLANG" -ftime-report "${FLAGS[@]}" >>"$WORK/ftime"
 done
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# Every run, so that the spread is visible next to the medians.
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+wall() { cut -d' ' -f1 "$WORK/$1" | median; }
+cpu() { awk '{ print $2 + $3 }' "$WORK/$1" | median; }
+# The runs of one round follow each other within a minute, so a ratio within
+# a round cancels most of the drift in the machine's speed between rounds.
+paired() { paste -d' ' "$WORK/$1" "$WORK/$2" | awk -v what="$3" '{
+  if (what == "wall") print $1 / $4; else print ($2 + $3) / ($5 + $6) }' | median; }
+
+# Every run's wall time, so that the spread is visible next to the medians.
 for variant in base plugin ftime; do
-  printf 'runs %-7s' "$variant:"; tr '\n' ' ' <"$WORK/$variant"; echo
+  printf 'wall %-8s' "$variant:"; cut -d' ' -f1 "$WORK/$variant" | tr '\n' ' '; echo
 done
-base=$(median "$WORK/base"); plugin=$(median "$WORK/plugin"); ftime=$(median "$WORK/ftime")
 records=$(grep -c '"name"' "$WORK/profile.json" || true)
 echo "runs per variant: $RUNS (alternating); pass executions recorded: $records"
 echo "profile size: $(wc -c <"$WORK/profile.json") bytes"
-awk -v b="$base" -v p="$plugin" -v f="$ftime" 'BEGIN {
-  printf "median wall  no plugin:     %8.3f s\n", b
-  printf "median wall  plugin+profile: %8.3f s  ratio %.4f (%+.2f%%)\n", p, p / b, (p / b - 1) * 100
-  printf "median wall  -ftime-report: %8.3f s  ratio %.4f (%+.2f%%)\n", f, f / b, (f / b - 1) * 100
+awk -v b="$(wall base)" -v p="$(wall plugin)" -v f="$(wall ftime)" \
+    -v bc="$(cpu base)" -v pc="$(cpu plugin)" -v fc="$(cpu ftime)" 'BEGIN {
+  printf "median  no plugin:       wall %8.3f s   cpu (user+sys) %8.3f s\n", b, bc
+  printf "median  plugin+profile:  wall %8.3f s   cpu (user+sys) %8.3f s\n", p, pc
+  printf "median  -ftime-report:   wall %8.3f s   cpu (user+sys) %8.3f s\n", f, fc
+}'
+awk -v pw="$(paired plugin base wall)" -v pc="$(paired plugin base cpu)" \
+    -v fw="$(paired ftime base wall)" -v fc="$(paired ftime base cpu)" 'BEGIN {
+  printf "median of per-round ratios  plugin/base:  wall %.4f (%+.2f%%)  cpu %.4f (%+.2f%%)\n", pw, (pw - 1) * 100, pc, (pc - 1) * 100
+  printf "median of per-round ratios  ftime/base:   wall %.4f (%+.2f%%)  cpu %.4f (%+.2f%%)\n", fw, (fw - 1) * 100, fc, (fc - 1) * 100
 }'
