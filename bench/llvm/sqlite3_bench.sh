@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # The cost of timing every pass of a real compile: `clang-19 -O2 -c sqlite3.c`
-# (the SQLite amalgamation as shipped in the npm package better-sqlite3@12)
-# without the plugin, with the plugin (every pass recorded, JSON profile
-# written) and with -ftime-report. Runs alternate between the three so that
-# drift in the machine's load hits all of them alike. Quoted: the medians of
-# wall and CPU time, and the median of the per-round ratios to no plugin.
+# (the SQLite amalgamation as shipped in the npm package better-sqlite3@12),
+# split into its parts by five variants:
+#   base    no plugin
+#   null    a plugin registering the same callbacks with empty bodies
+#           (bench/llvm/null_plugin.cc): what LLVM spends calling any
+#           instrumentation at all
+#   record  passtiming's plugin, every pass recorded, nothing written
+#   plugin  passtiming's plugin, every pass recorded, the JSON profile written
+#           (the figure the target is about)
+#   ftime   -ftime-report, LLVM's own pass timing
+# Each round runs every variant once, starting one variant later than the
+# round before, so that drift in the machine's speed and the position in a
+# round hit all variants alike. Quoted: the medians of wall and CPU time, and
+# the median of the per-round ratios to base.
 #
 # Usage: bench/llvm/sqlite3_bench.sh [RUNS] [PLUGIN]
-#   RUNS    runs per variant (default 7)
+#   RUNS    rounds (default 7)
 #   PLUGIN  path of libpasstiming_llvm.so (default: build/tools/passtiming/)
-# The source is fetched once into bench/.inputs/ (gitignored, never committed).
+# The null plugin is looked for in build/adapters/llvm/ (NULL_PLUGIN=path to
+# override); without it that variant is left out. The source is fetched once
+# into bench/.inputs/ (gitignored, never committed).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS="${1:-7}"
 PLUGIN="${2:-$ROOT/build/tools/passtiming/libpasstiming_llvm.so}"
+NULL_PLUGIN="${NULL_PLUGIN:-$ROOT/build/adapters/llvm/libpasstiming_null_plugin.so}"
 CLANG="${CLANG:-clang-19}"
 INPUTS="$ROOT/bench/.inputs"
 SQLITE="$INPUTS/better-sqlite3/deps/sqlite3/sqlite3.c"
@@ -36,49 +48,72 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 FLAGS=(-O2 -c "$SQLITE" -o "$WORK/sqlite3.o")
 
+VARIANTS=(base)
+if [[ -f "$NULL_PLUGIN" ]]; then
+  VARIANTS+=(null)
+else
+  echo "sqlite3_bench: no null plugin at $NULL_PLUGIN; the null variant is left out" >&2
+fi
+VARIANTS+=(record plugin ftime)
+
+# The command line of one variant.
+command_of() {
+  case "$1" in
+    base) echo "$CLANG" "${FLAGS[@]}" ;;
+    null) echo "$CLANG" -fpass-plugin="$NULL_PLUGIN" "${FLAGS[@]}" ;;
+    record) echo env PASSTIMING_REPORT=off "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" ;;
+    plugin) echo env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
+      "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" ;;
+    ftime) echo "$CLANG" -ftime-report "${FLAGS[@]}" ;;
+  esac
+}
+
 # One compile's wall, user and system seconds, to the millisecond (bash's own
 # `time`, so no package is needed).
 measure() {
   local TIMEFORMAT='%3R %3U %3S' timing
-  timing=$({ time "$@" >/dev/null 2>"$WORK/stderr"; } 2>&1) || { cat "$WORK/stderr" >&2; exit 1; }
+  # The paths hold no spaces (mktemp, the build tree), so word splitting of
+  # command_of's line is safe.
+  # shellcheck disable=SC2046
+  timing=$({ time $(command_of "$1") >/dev/null 2>"$WORK/stderr"; } 2>&1) ||
+    { cat "$WORK/stderr" >&2; exit 1; }
   echo "$timing"
 }
 
-: >"$WORK/base" ; : >"$WORK/plugin" ; : >"$WORK/ftime"
-# One untimed warm-up of each variant (page cache, the plugin's first load).
-measure "$CLANG" "${FLAGS[@]}" >/dev/null
-measure env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
-  "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" >/dev/null
-for ((i = 0; i < RUNS; ++i)); do
-  measure "$CLANG" "${FLAGS[@]}" >>"$WORK/base"
-  measure env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
-    "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" >>"$WORK/plugin"
-  measure "$CLANG" -ftime-report "${FLAGS[@]}" >>"$WORK/ftime"
+# One untimed warm-up of each variant (page cache, the plugins' first load).
+for variant in "${VARIANTS[@]}"; do
+  : >"$WORK/$variant"
+  measure "$variant" >/dev/null
+done
+for ((round = 0; round < RUNS; ++round)); do
+  for ((k = 0; k < ${#VARIANTS[@]}; ++k)); do
+    variant="${VARIANTS[(round + k) % ${#VARIANTS[@]}]}"
+    measure "$variant" >>"$WORK/$variant"
+  done
 done
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 wall() { cut -d' ' -f1 "$WORK/$1" | median; }
 cpu() { awk '{ print $2 + $3 }' "$WORK/$1" | median; }
-# The runs of one round follow each other within a minute, so a ratio within
-# a round cancels most of the drift in the machine's speed between rounds.
-paired() { paste -d' ' "$WORK/$1" "$WORK/$2" | awk -v what="$3" '{
+sys() { cut -d' ' -f3 "$WORK/$1" | median; }
+# The runs of one round follow each other within two minutes, so a ratio
+# within a round cancels most of the drift in the machine's speed.
+paired() { paste -d' ' "$WORK/$1" "$WORK/base" | awk -v what="$2" '{
   if (what == "wall") print $1 / $4; else print ($2 + $3) / ($5 + $6) }' | median; }
 
 # Every run's wall time, so that the spread is visible next to the medians.
-for variant in base plugin ftime; do
+for variant in "${VARIANTS[@]}"; do
   printf 'wall %-8s' "$variant:"; cut -d' ' -f1 "$WORK/$variant" | tr '\n' ' '; echo
 done
 records=$(grep -c '"name"' "$WORK/profile.json" || true)
-echo "runs per variant: $RUNS (alternating); pass executions recorded: $records"
+echo "rounds: $RUNS (order rotated each round); pass executions recorded: $records"
 echo "profile size: $(wc -c <"$WORK/profile.json") bytes"
-awk -v b="$(wall base)" -v p="$(wall plugin)" -v f="$(wall ftime)" \
-    -v bc="$(cpu base)" -v pc="$(cpu plugin)" -v fc="$(cpu ftime)" 'BEGIN {
-  printf "median  no plugin:       wall %8.3f s   cpu (user+sys) %8.3f s\n", b, bc
-  printf "median  plugin+profile:  wall %8.3f s   cpu (user+sys) %8.3f s\n", p, pc
-  printf "median  -ftime-report:   wall %8.3f s   cpu (user+sys) %8.3f s\n", f, fc
-}'
-awk -v pw="$(paired plugin base wall)" -v pc="$(paired plugin base cpu)" \
-    -v fw="$(paired ftime base wall)" -v fc="$(paired ftime base cpu)" 'BEGIN {
-  printf "median of per-round ratios  plugin/base:  wall %.4f (%+.2f%%)  cpu %.4f (%+.2f%%)\n", pw, (pw - 1) * 100, pc, (pc - 1) * 100
-  printf "median of per-round ratios  ftime/base:   wall %.4f (%+.2f%%)  cpu %.4f (%+.2f%%)\n", fw, (fw - 1) * 100, fc, (fc - 1) * 100
-}'
+for variant in "${VARIANTS[@]}"; do
+  printf 'median  %-7s wall %8.3f s   cpu (user+sys) %8.3f s   sys %6.3f s\n' \
+    "$variant" "$(wall "$variant")" "$(cpu "$variant")" "$(sys "$variant")"
+done
+for variant in "${VARIANTS[@]:1}"; do
+  pw="$(paired "$variant" wall)" pc="$(paired "$variant" cpu)"
+  awk -v v="$variant" -v pw="$pw" -v pc="$pc" 'BEGIN {
+    printf "median of per-round ratios  %-7s/ base:  wall %.4f (%+.2f%%)  cpu %.4f (%+.2f%%)\n", v, pw, (pw - 1) * 100, pc, (pc - 1) * 100 }'
+done
