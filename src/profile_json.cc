@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <charconv>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -33,28 +35,46 @@ std::vector<std::string> quoted_names(const NameTable& names) {
   return quoted;
 }
 
+/// `text`, a string literal, at `p` without its terminating zero.
+template <std::size_t N>
+char* put(char* p, const char (&text)[N]) {
+  std::memcpy(p, text, N - 1);
+  return p + (N - 1);
+}
+
+/// `value` in decimal at `p`; any 64-bit integer takes at most 20 characters.
+template <typename Int>
+char* put_int(char* p, Int value) {
+  return std::to_chars(p, p + 20, value).ptr;
+}
+
 void write_record(std::string& out, const std::vector<std::string>& quoted, const Record& r) {
   out += "{\"name\":";
   out += quoted[r.name];
   out += ",\"kernel\":";
   out += quoted[r.kernel];
-  // The numbers go through a stack buffer: formatting into it directly is
-  // several times faster than appending to the string character by
-  // character. Seven 64-bit numbers and the keys fit in 256 bytes.
-  char numbers[256];
-  char* end = fmt::format_to(numbers, FMT_COMPILE(",\"depth\":{},\"sequence\":{},\"parent\":"),
-                             r.depth, r.sequence);
-  if (r.parent == kNoParent) {
-    end = fmt::format_to(end, FMT_COMPILE("null"));
-  } else {
-    end = fmt::format_to(end, FMT_COMPILE("{}"), r.parent);
-  }
-  end = fmt::format_to(
-      end, FMT_COMPILE(",\"thread\":{},\"start_ns\":{},\"inclusive_ns\":{},\"self_ns\":{}"),
-      r.thread, r.start_ns, r.inclusive_ns, r.self_ns);
-  out.append(numbers, end);
-  if (r.flags & kRecordFailed) out += ",\"failed\":true";
-  out += '}';
+  // The rest goes through a stack buffer, keys copied as constants and
+  // numbers by to_chars: fewer instructions than {fmt}'s compiled format
+  // strings, which copy each literal through a call. The keys and seven
+  // numbers fit in 256 bytes.
+  char buffer[256];
+  char* p = put(buffer, ",\"depth\":");
+  p = put_int(p, r.depth);
+  p = put(p, ",\"sequence\":");
+  p = put_int(p, r.sequence);
+  p = put(p, ",\"parent\":");
+  p = r.parent == kNoParent ? put(p, "null") : put_int(p, r.parent);
+  p = put(p, ",\"thread\":");
+  p = put_int(p, r.thread);
+  p = put(p, ",\"start_ns\":");
+  p = put_int(p, r.start_ns);
+  p = put(p, ",\"inclusive_ns\":");
+  p = put_int(p, r.inclusive_ns);
+  p = put(p, ",\"self_ns\":");
+  p = put_int(p, r.self_ns);
+  if (r.flags & kRecordFailed) p = put(p, ",\"failed\":true");
+  *p++ = '}';
+  out.append(buffer, p);
 }
 
 /// Hands `out` to `sink` once it holds a piece's worth; no sink: keeps it.

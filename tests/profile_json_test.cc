@@ -99,6 +99,41 @@ TEST(ProfileJsonTest, KeepsFailedFlagThreadsAndEscapes) {
   EXPECT_EQ(back.sections[0].name_of(back.sections[0].records[0]), "pass\xE2\x82\xAC");
 }
 
+TEST(ProfileJsonTest, ExtremeNumbersAreWrittenExactly) {
+  Profile p;
+  Section& s = p.sections.emplace_back();
+  s.threads = {0};
+  Record r;
+  r.name = s.names.intern("P");
+  r.kernel = s.names.intern("k");
+  r.depth = 65535;
+  r.sequence = 4'294'967'295u;
+  r.parent = 4'294'967'294u;  // one below kNoParent: a number, not null
+  r.start_ns = -9'223'372'036'854'775'807 - 1;
+  r.inclusive_ns = 9'223'372'036'854'775'807;
+  r.self_ns = 0;
+  s.records.push_back(r);
+  r.parent = kNoParent;
+  r.depth = 0;
+  r.sequence = 0;
+  r.start_ns = 1;
+  r.inclusive_ns = 10;
+  r.self_ns = 9;
+  s.records.push_back(r);
+  const std::string json = profile_to_json(p);
+  EXPECT_NE(json.find("\n{\"name\":\"P\",\"kernel\":\"k\",\"depth\":65535,"
+                      "\"sequence\":4294967295,\"parent\":4294967294,\"thread\":0,"
+                      "\"start_ns\":-9223372036854775808,"
+                      "\"inclusive_ns\":9223372036854775807,\"self_ns\":0},\n"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\n{\"name\":\"P\",\"kernel\":\"k\",\"depth\":0,\"sequence\":0,"
+                      "\"parent\":null,\"thread\":0,\"start_ns\":1,\"inclusive_ns\":10,"
+                      "\"self_ns\":9}]}"),
+            std::string::npos)
+      << json;
+}
+
 TEST(ProfileJsonTest, InvalidUtf8InANameIsWrittenAsReplacementCharacter) {
   Profile p;
   Section& s = p.sections.emplace_back();
