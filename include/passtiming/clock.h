@@ -9,6 +9,10 @@
 #include <mutex>
 #include <vector>
 
+#if defined(__linux__)
+#include <time.h>
+#endif
+
 namespace passtiming {
 
 /// Nanoseconds on a monotonic clock. Only differences carry meaning.
@@ -29,11 +33,23 @@ class Clock {
 /// `std::chrono::steady_clock`, the default of every instrument.
 class SteadyClock final : public Clock {
  public:
-  Nanoseconds now_ns() const noexcept override {
+  /// The reading itself. On Linux it is the system call steady_clock makes
+  /// (CLOCK_MONOTONIC, answered in user space by the vDSO), called directly:
+  /// a source that knows its clock is this one reads it without a virtual
+  /// call or a hop through libstdc++, which on a compile of 300,000 passes
+  /// is that many fewer cold instruction-cache lines.
+  static Nanoseconds read() noexcept {
+#if defined(__linux__)
+    timespec now;
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return Nanoseconds{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+#else
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
+#endif
   }
+  Nanoseconds now_ns() const noexcept override { return read(); }
 };
 
 /// The process-wide steady clock, shared by every instrument that is not

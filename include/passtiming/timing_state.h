@@ -6,6 +6,7 @@
 /// (PassContext, LLVM, MLIR) and the event-log replay all drive this class,
 /// which is why a replayed log reproduces the live report byte for byte.
 
+#include <concepts>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -68,7 +69,9 @@ class TimingStateMachine {
 
   /// `run_before_pass` for a live source: the frame is pushed first and the
   /// clock read last, so the bookkeeping stays outside the measured time.
-  void before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
+  /// Given a `SteadyClock` (final) rather than a `Clock`, the read is inline.
+  template <std::derived_from<Clock> ClockType>
+  void before_now(const ClockType& clock, std::string_view pass, std::string_view kernel,
                   ThreadKey tid = 0) {
     Frame& frame = push_frame(pass, kernel, stack_for(tid));
     frame.start_ns = clock.now_ns();

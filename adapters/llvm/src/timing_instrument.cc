@@ -79,9 +79,11 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* 
 }  // namespace
 
 TimingInstrument::TimingInstrument(InstrumentOptions options, std::shared_ptr<const Clock> clock)
-    : options_(std::move(options)), clock_(clock ? std::move(clock) : steady_clock()) {
+    : options_(std::move(options)),
+      clock_(clock ? std::move(clock) : steady_clock()),
+      steady_(clock_ == steady_clock()) {
   state_.set_observer(options_.observer);
-  state_.enter(clock_->now_ns(), options_.context);
+  state_.enter(now(), options_.context);
   reserve_records(state_);
   scratch_symbols_.reserve(16);
 }
@@ -102,7 +104,11 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
   try {
     std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
     // The frame is pushed first and the clock read last.
-    state_.before_now(*clock_, pass, kernel, kPipelineThread);
+    if (steady_) {
+      state_.before_now(static_cast<const SteadyClock&>(*clock_), pass, kernel, kPipelineThread);
+    } else {
+      state_.before_now(*clock_, pass, kernel, kPipelineThread);
+    }
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -112,10 +118,10 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
 
 void TimingInstrument::after_pass(std::string_view pass) noexcept {
   // The clock is read before anything else happens.
-  const Nanoseconds now = clock_->now_ns();
+  const Nanoseconds t = now();
   if (stopped_) return;
   try {
-    state_.after(now, pass, kPipelineThread);
+    state_.after(t, pass, kPipelineThread);
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -127,7 +133,7 @@ void TimingInstrument::skipped_pass(std::string_view pass, const ::llvm::Any& ir
   if (stopped_) return;
   try {
     std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
-    state_.skip(clock_->now_ns(), pass, kernel, kPipelineThread);
+    state_.skip(now(), pass, kernel, kPipelineThread);
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -151,9 +157,9 @@ const Section& TimingInstrument::section() const {
 }
 
 Section TimingInstrument::finish() {
-  state_.exit(clock_->now_ns());
+  state_.exit(now());
   Section out = state_.take_section();
-  state_.enter(clock_->now_ns(), options_.context);
+  state_.enter(now(), options_.context);
   reserve_records(state_);
   return out;
 }

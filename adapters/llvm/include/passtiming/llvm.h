@@ -89,9 +89,13 @@ class TimingInstrument {
 
  private:
   void stop(const char* what) noexcept;
+  /// The clock, read inline when it is the process's steady clock.
+  Nanoseconds now() const noexcept { return steady_ ? SteadyClock::read() : clock_->now_ns(); }
 
   InstrumentOptions options_;
   std::shared_ptr<const Clock> clock_;
+  /// `clock_` is steady_clock(), whose type is known to be SteadyClock.
+  bool steady_ = false;
   TimingStateMachine state_;
   std::string scratch_label_;
   std::vector<std::string_view> scratch_symbols_;
