@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions, not seconds: the plugin's cost on one compile counted by
 # Valgrind's cachegrind (Debian package `valgrind`), which does not depend on
-# the machine's speed or load. Variants as in sqlite3_bench.sh: base, null
+# the machine's speed or load. Variants as in variants.sh: base, null
 # (empty callbacks: LLVM's own share), record (passtiming recording, nothing
 # written) and plugin (recording and writing the JSON profile). Printed: the
 # instructions executed and the simulated first-level cache misses of each
@@ -13,6 +13,7 @@
 #   PLUGIN  path of libpasstiming_llvm.so (default: build/tools/passtiming/)
 # Two variants run at a time; counts do not depend on that.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SOURCE="${1:-$ROOT/examples/c/particles.c}"
 PLUGIN="${2:-$ROOT/build/tools/passtiming/libpasstiming_llvm.so}"
@@ -31,28 +32,25 @@ fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-# count VARIANT PLUGIN_PATH|"" [ENV=VALUE...]: one compile under cachegrind.
+# count VARIANT: one compile under cachegrind.
 count() {
-  local variant="$1" plugin="$2"
-  shift 2
-  local flags=()
-  if [[ -n "$plugin" ]]; then flags=(-fpass-plugin="$plugin"); fi
-  env "$@" valgrind --tool=cachegrind --cache-sim=yes \
-    --cachegrind-out-file="$WORK/$variant.out" "$CLANG" "${flags[@]}" -O2 -c "$SOURCE" \
-    -o "$WORK/$variant.o" >/dev/null 2>"$WORK/$variant.log" ||
-    { cat "$WORK/$variant.log" >&2; return 1; }
+  # shellcheck disable=SC2046
+  env $(variant_env "$1" "$WORK") valgrind --tool=cachegrind --cache-sim=yes \
+    --cachegrind-out-file="$WORK/$1.out" "$CLANG" $(variant_flags "$1") -O2 -c "$SOURCE" \
+    -o "$WORK/$1.o" >/dev/null 2>"$WORK/$1.log" ||
+    { cat "$WORK/$1.log" >&2; return 1; }
 }
 # Two at a time; each wait checks that its compile succeeded.
-count base "" & first=$!
-count null "$NULL_PLUGIN" & second=$!
+count base & first=$!
+count null & second=$!
 wait "$first" && wait "$second"
-count record "$PLUGIN" PASSTIMING_REPORT=off & first=$!
-count plugin "$PLUGIN" PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" & second=$!
+count record & first=$!
+count plugin & second=$!
 wait "$first" && wait "$second"
 
 # The totals line of a cachegrind output file: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw.
 totals() { awk '/^summary:/ { print $2, $3, $6, $9 }' "$WORK/$1.out"; }
-passes=$(grep -c '"name"' "$WORK/profile.json")
+passes=$(grep -c '"name"' "$WORK/plugin.json")
 echo "input: $SOURCE, $("$CLANG" --version | head -1)"
 echo "pass executions: $passes"
 read -r base_ir base_i1 base_d1r base_d1w < <(totals base)

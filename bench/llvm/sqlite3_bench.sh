@@ -1,15 +1,10 @@
 #!/usr/bin/env bash
 # The cost of timing every pass of a real compile: `clang-19 -O2 -c sqlite3.c`
 # (the SQLite amalgamation as shipped in the npm package better-sqlite3@12),
-# split into its parts by five variants:
-#   base    no plugin
-#   null    a plugin registering the same callbacks with empty bodies
-#           (bench/llvm/null_plugin.cc): what LLVM spends calling any
-#           instrumentation at all
-#   record  passtiming's plugin, every pass recorded, nothing written
-#   plugin  passtiming's plugin, every pass recorded, the JSON profile written
-#           (the figure the target is about)
-#   ftime   -ftime-report, LLVM's own pass timing
+# split into its parts by the five variants of variants.sh: base (no plugin),
+# null (empty callbacks: LLVM's own cost of calling instrumentation), record
+# (passtiming recording, nothing written), plugin (recording and writing the
+# JSON profile: the figure the target is about) and ftime (-ftime-report).
 # Each round runs every variant once, starting one variant later than the
 # round before, so that drift in the machine's speed and the position in a
 # round hit all variants alike. Quoted: the medians of wall and CPU time, and
@@ -22,6 +17,7 @@
 # override); without it that variant is left out. The source is fetched once
 # into bench/.inputs/ (gitignored, never committed).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS="${1:-7}"
 PLUGIN="${2:-$ROOT/build/tools/passtiming/libpasstiming_llvm.so}"
@@ -56,26 +52,15 @@ else
 fi
 VARIANTS+=(record plugin ftime)
 
-# The command line of one variant.
-command_of() {
-  case "$1" in
-    base) echo "$CLANG" "${FLAGS[@]}" ;;
-    null) echo "$CLANG" -fpass-plugin="$NULL_PLUGIN" "${FLAGS[@]}" ;;
-    record) echo env PASSTIMING_REPORT=off "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" ;;
-    plugin) echo env PASSTIMING_REPORT=off PASSTIMING_PROFILE="$WORK/profile.json" \
-      "$CLANG" -fpass-plugin="$PLUGIN" "${FLAGS[@]}" ;;
-    ftime) echo "$CLANG" -ftime-report "${FLAGS[@]}" ;;
-  esac
-}
-
 # One compile's wall, user and system seconds, to the millisecond (bash's own
 # `time`, so no package is needed).
 measure() {
   local TIMEFORMAT='%3R %3U %3S' timing
   # The paths hold no spaces (mktemp, the build tree), so word splitting of
-  # command_of's line is safe.
+  # the variant's words is safe.
   # shellcheck disable=SC2046
-  timing=$({ time $(command_of "$1") >/dev/null 2>"$WORK/stderr"; } 2>&1) ||
+  timing=$({ time env $(variant_env "$1" "$WORK") "$CLANG" $(variant_flags "$1") "${FLAGS[@]}" \
+    >/dev/null 2>"$WORK/stderr"; } 2>&1) ||
     { cat "$WORK/stderr" >&2; exit 1; }
   echo "$timing"
 }
@@ -105,9 +90,9 @@ paired() { paste -d' ' "$WORK/$1" "$WORK/base" | awk -v what="$2" '{
 for variant in "${VARIANTS[@]}"; do
   printf 'wall %-8s' "$variant:"; cut -d' ' -f1 "$WORK/$variant" | tr '\n' ' '; echo
 done
-records=$(grep -c '"name"' "$WORK/profile.json" || true)
+records=$(grep -c '"name"' "$WORK/plugin.json" || true)
 echo "rounds: $RUNS (order rotated each round); pass executions recorded: $records"
-echo "profile size: $(wc -c <"$WORK/profile.json") bytes"
+echo "profile size: $(wc -c <"$WORK/plugin.json") bytes"
 for variant in "${VARIANTS[@]}"; do
   printf 'median  %-7s wall %8.3f s   cpu (user+sys) %8.3f s   sys %6.3f s\n' \
     "$variant" "$(wall "$variant")" "$(cpu "$variant")" "$(sys "$variant")"

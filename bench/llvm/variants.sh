@@ -1,0 +1,39 @@
+# Sourced by the benchmark scripts of bench/llvm: the variants of one
+# `clang-19 -O2 -c` compile, so that every script runs exactly the same ones.
+#   base    no plugin
+#   null    a plugin registering the same callbacks with empty bodies
+#           (bench/llvm/null_plugin.cc): what LLVM spends calling any
+#           instrumentation at all
+#   record  passtiming's plugin, every pass recorded, nothing written
+#   plugin  passtiming's plugin, every pass recorded, the JSON profile written
+#           (the figure the target is about)
+#   ftime   -ftime-report, LLVM's own pass timing
+# The caller sets CLANG, PLUGIN and NULL_PLUGIN. A compile is then
+#   env $(variant_env V DIR) [WRAPPER...] "$CLANG" $(variant_flags V) -O2 -c SRC -o OUT
+# with the wrapper (taskset, valgrind) between the environment and clang, so
+# that the environment reaches clang whatever the wrapper does with its own.
+# Paths must hold no spaces: the words are split by the shell.
+
+PASSTIMING_BENCH_VARIANTS=(base null record plugin ftime)
+
+# variant_env VARIANT DIR: the variant's environment assignments; a profile,
+# if the variant writes one, goes to DIR/VARIANT.json.
+variant_env() {
+  case "$1" in
+    record) echo PASSTIMING_REPORT=off ;;
+    plugin) echo PASSTIMING_REPORT=off PASSTIMING_PROFILE="$2/$1.json" ;;
+    base | null | ftime) ;;
+    *) echo "unknown variant '$1' (one of: ${PASSTIMING_BENCH_VARIANTS[*]})" >&2; return 2 ;;
+  esac
+}
+
+# variant_flags VARIANT: what the variant adds to clang's command line.
+variant_flags() {
+  case "$1" in
+    null) echo -fpass-plugin="$NULL_PLUGIN" ;;
+    record | plugin) echo -fpass-plugin="$PLUGIN" ;;
+    ftime) echo -ftime-report ;;
+    base) ;;
+    *) echo "unknown variant '$1' (one of: ${PASSTIMING_BENCH_VARIANTS[*]})" >&2; return 2 ;;
+  esac
+}
