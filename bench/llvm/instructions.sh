@@ -18,12 +18,9 @@
 # Two variants run at a time; counts do not depend on that.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SOURCE="${1:-$ROOT/examples/c/particles.c}"
-PLUGIN="${2:-$ROOT/build/tools/passtiming/libpasstiming_llvm.so}"
+PLUGIN="${2:-$DEFAULT_PLUGIN}"
 CACHE_SIM="${CACHE_SIM:-yes}"
-NULL_PLUGIN="${NULL_PLUGIN:-$ROOT/build/adapters/llvm/libpasstiming_null_plugin.so}"
-CLANG="${CLANG:-clang-19}"
 for file in "$SOURCE" "$PLUGIN" "$NULL_PLUGIN"; do
   if [[ ! -f "$file" ]]; then
     echo "instructions: $file not found (build the project with PASSTIMING_BUILD_BENCH=ON)" >&2

@@ -18,26 +18,15 @@
 # into bench/.inputs/ (gitignored, never committed).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RUNS="${1:-7}"
-PLUGIN="${2:-$ROOT/build/tools/passtiming/libpasstiming_llvm.so}"
-NULL_PLUGIN="${NULL_PLUGIN:-$ROOT/build/adapters/llvm/libpasstiming_null_plugin.so}"
-CLANG="${CLANG:-clang-19}"
-INPUTS="$ROOT/bench/.inputs"
-SQLITE="$INPUTS/better-sqlite3/deps/sqlite3/sqlite3.c"
+PLUGIN="${2:-$DEFAULT_PLUGIN}"
+SQLITE="$SQLITE_SOURCE"
 
 if [[ ! -f "$PLUGIN" ]]; then
   echo "sqlite3_bench: plugin not found at $PLUGIN (build it, or pass its path)" >&2
   exit 2
 fi
-if [[ ! -f "$SQLITE" ]]; then
-  mkdir -p "$INPUTS"
-  echo "sqlite3_bench: fetching better-sqlite3@12 with npm pack" >&2
-  (cd "$INPUTS" && npm pack --silent better-sqlite3@12 >/dev/null)
-  tarball="$(ls -t "$INPUTS"/better-sqlite3-12*.tgz | head -1)"
-  rm -rf "$INPUTS/better-sqlite3" && mkdir -p "$INPUTS/better-sqlite3"
-  tar -xzf "$tarball" -C "$INPUTS/better-sqlite3" --strip-components=1
-fi
+fetch_sqlite3
 echo "input: $SQLITE ($(wc -l <"$SQLITE") lines), $("$CLANG" --version | head -1)"
 
 WORK="$(mktemp -d)"

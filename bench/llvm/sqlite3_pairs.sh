@@ -14,16 +14,16 @@
 #   PAIR="A B"  the two variants, the ratio being B over A (default
 #           "base plugin"; "base null" and "null plugin" split the cost into
 #           LLVM's share and passtiming's)
-# The source is fetched by sqlite3_bench.sh (run it once first); SQLITE=FILE.c
+# The source is fetched into bench/.inputs/ as by sqlite3_bench.sh; SQLITE=FILE.c
 # times another file instead.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/variants.sh"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PAIRS="${1:-20}"
-PLUGIN="${2:-$ROOT/build/tools/passtiming/libpasstiming_llvm.so}"
-NULL_PLUGIN="${NULL_PLUGIN:-$ROOT/build/adapters/llvm/libpasstiming_null_plugin.so}"
-CLANG="${CLANG:-clang-19}"
-SQLITE="${SQLITE:-$ROOT/bench/.inputs/better-sqlite3/deps/sqlite3/sqlite3.c}"
+PLUGIN="${2:-$DEFAULT_PLUGIN}"
+if [[ -z "${SQLITE:-}" ]]; then
+  fetch_sqlite3
+  SQLITE="$SQLITE_SOURCE"
+fi
 CPU_A="${CPU_A:-0}" CPU_B="${CPU_B:-1}"
 read -r A B <<<"${PAIR:-base plugin}"
 if [[ -z "$B" || "$A" == "$B" ]]; then
@@ -35,7 +35,7 @@ for variant in "$A" "$B"; do
 done
 for file in "$PLUGIN" "$NULL_PLUGIN" "$SQLITE"; do
   if [[ ! -f "$file" ]]; then
-    echo "sqlite3_pairs: $file not found (build the project; run sqlite3_bench.sh once to fetch the source)" >&2
+    echo "sqlite3_pairs: $file not found (build the project with PASSTIMING_BUILD_BENCH=ON)" >&2
     exit 2
   fi
 done

@@ -8,13 +8,35 @@
 #   plugin  passtiming's plugin, every pass recorded, the JSON profile written
 #           (the figure the target is about)
 #   ftime   -ftime-report, LLVM's own pass timing
-# The caller sets CLANG, PLUGIN and NULL_PLUGIN. A compile is then
+# The caller sets PLUGIN (DEFAULT_PLUGIN unless told otherwise); CLANG and
+# NULL_PLUGIN come from the environment or the defaults below. A compile is then
 #   env $(variant_env V DIR) [WRAPPER...] "$CLANG" $(variant_flags V) -O2 -c SRC -o OUT
 # with the wrapper (taskset, valgrind) between the environment and clang, so
 # that the environment reaches clang whatever the wrapper does with its own.
 # Paths must hold no spaces: the words are split by the shell.
 
 PASSTIMING_BENCH_VARIANTS=(base null record plugin ftime)
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DEFAULT_PLUGIN="$ROOT/build/tools/passtiming/libpasstiming_llvm.so"
+NULL_PLUGIN="${NULL_PLUGIN:-$ROOT/build/adapters/llvm/libpasstiming_null_plugin.so}"
+CLANG="${CLANG:-clang-19}"
+SQLITE_INPUTS="$ROOT/bench/.inputs"
+SQLITE_SOURCE="$SQLITE_INPUTS/better-sqlite3/deps/sqlite3/sqlite3.c"
+
+# fetch_sqlite3: the SQLite amalgamation as shipped in the npm package
+# better-sqlite3@12, unpacked into bench/.inputs/ (gitignored, never
+# committed) unless it is there already.
+fetch_sqlite3() {
+  [[ -f "$SQLITE_SOURCE" ]] && return 0
+  mkdir -p "$SQLITE_INPUTS"
+  echo "fetching better-sqlite3@12 with npm pack" >&2
+  (cd "$SQLITE_INPUTS" && npm pack --silent better-sqlite3@12 >/dev/null)
+  local tarball
+  tarball="$(ls -t "$SQLITE_INPUTS"/better-sqlite3-12*.tgz | head -1)"
+  rm -rf "$SQLITE_INPUTS/better-sqlite3" && mkdir -p "$SQLITE_INPUTS/better-sqlite3"
+  tar -xzf "$tarball" -C "$SQLITE_INPUTS/better-sqlite3" --strip-components=1
+}
 
 # variant_env VARIANT DIR: the variant's environment assignments; a profile,
 # if the variant writes one, goes to DIR/VARIANT.json.
