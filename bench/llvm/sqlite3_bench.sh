@@ -66,7 +66,6 @@ for ((round = 0; round < RUNS; ++round)); do
   done
 done
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 wall() { cut -d' ' -f1 "$WORK/$1" | median; }
 cpu() { awk '{ print $2 + $3 }' "$WORK/$1" | median; }
 sys() { cut -d' ' -f3 "$WORK/$1" | median; }

@@ -69,8 +69,7 @@ for ((i = 0; i < PAIRS; ++i)); do
   printf 'pair %2d  %-24s %s %7.3f s  %s %7.3f s  ratio %s\n' "$((i + 1))" "$placement" \
     "$A" "$a" "$B" "$b" "$(tail -1 "$WORK/ratios" | cut -d' ' -f4)"
 done
-median=$(cut -d' ' -f4 "$WORK/ratios" | sort -n |
-  awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+median=$(cut -d' ' -f4 "$WORK/ratios" | median)
 awk -v a="$CPU_A" -v b="$CPU_B" -v median="$median" -v B="$B" '
   { n[$1]++; lsum[$1] += log($4) }
   END {

@@ -1,5 +1,6 @@
-# Sourced by the benchmark scripts of bench/llvm: the variants of one
-# `clang-19 -O2 -c` compile, so that every script runs exactly the same ones.
+# Sourced by the benchmark scripts of bench/llvm: their defaults, the sqlite3
+# source, a median, and the variants of one `clang-19 -O2 -c` compile, so
+# that every script runs exactly the same ones.
 #   base    no plugin
 #   null    a plugin registering the same callbacks with empty bodies
 #           (bench/llvm/null_plugin.cc): what LLVM spends calling any
@@ -58,4 +59,10 @@ variant_flags() {
     base) ;;
     *) echo "unknown variant '$1' (one of: ${PASSTIMING_BENCH_VARIANTS[*]})" >&2; return 2 ;;
   esac
+}
+
+# median: the median of the numbers on standard input, one a line.
+median() {
+  sort -n | awk '{ v[NR] = $1 } END {
+    if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
