@@ -7,15 +7,19 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
 
 #include "json_text.h"
+#include "text_writing.h"
 #include "passtiming/logging.h"
 
 namespace passtiming {
+
+using detail::put;
+using detail::put_int;
+
 namespace {
 
 /// The mapping grows by whole chunks; the helper keeps kAhead bytes ready
@@ -32,16 +36,6 @@ constexpr std::size_t kReserveMax = std::size_t{64} << 30;
 constexpr std::size_t kReserveMin = std::size_t{64} << 20;
 /// Room for an event's fixed text and its integers.
 constexpr std::size_t kEventOverhead = 96;
-
-char* put(char* out, std::string_view text) noexcept {
-  std::memcpy(out, text.data(), text.size());
-  return out + text.size();
-}
-
-template <typename Int>
-char* put_int(char* out, Int value) noexcept {
-  return std::to_chars(out, out + 24, value).ptr;
-}
 
 }  // namespace
 

@@ -4,18 +4,21 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <charconv>
 #include <cstring>
 #include <iterator>
 #include <string>
 #include <vector>
 
 #include "json_text.h"
+#include "text_writing.h"
 #include "passtiming/profile_io.h"
 #include "profile_json_reader.h"
 
 namespace passtiming {
 namespace {
+
+using detail::put;
+using detail::put_int;
 
 // ---------------------------------------------------------------- writing
 
@@ -35,30 +38,34 @@ std::vector<std::string> quoted_names(const NameTable& names) {
   return quoted;
 }
 
-/// `text`, a string literal, at `p` without its terminating zero.
-template <std::size_t N>
-char* put(char* p, const char (&text)[N]) {
-  std::memcpy(p, text, N - 1);
-  return p + (N - 1);
-}
-
-/// `value` in decimal at `p`; any 64-bit integer takes at most 20 characters.
-template <typename Int>
-char* put_int(char* p, Int value) {
-  return std::to_chars(p, p + 20, value).ptr;
-}
-
-void write_record(std::string& out, const std::vector<std::string>& quoted, const Record& r) {
-  out += "{\"name\":";
-  out += quoted[r.name];
-  out += ",\"kernel\":";
-  out += quoted[r.kernel];
-  // The rest goes through a stack buffer, keys copied as constants and
-  // numbers by to_chars: fewer instructions than {fmt}'s compiled format
-  // strings, which copy each literal through a call. The keys and seven
-  // numbers fit in 256 bytes.
-  char buffer[256];
-  char* p = put(buffer, ",\"depth\":");
+/// The line of one record after `separator`. A compile writes hundreds of
+/// thousands of records at its end, so the line is built in one stack buffer
+/// and appended to `out` once, rather than in six pieces that each check the
+/// string's capacity. Only names too long for the buffer take that slower
+/// way.
+void write_record(std::string& out, std::string_view separator,
+                  const std::vector<std::string>& quoted, const Record& r) {
+  // The keys, separator and seven numbers of kMaxIntChars fit in 256
+  // bytes, leaving 768 for the two quoted names.
+  constexpr std::size_t kLineBytes = 1024;
+  const std::string_view name = quoted[r.name];
+  const std::string_view kernel = quoted[r.kernel];
+  char line[kLineBytes];
+  char* p = line;
+  if (name.size() + kernel.size() <= kLineBytes - 256) {
+    p = put(p, separator);
+    p = put(p, "{\"name\":");
+    p = put(p, name);
+    p = put(p, ",\"kernel\":");
+    p = put(p, kernel);
+  } else {
+    out += separator;
+    out += "{\"name\":";
+    out += name;
+    out += ",\"kernel\":";
+    out += kernel;
+  }
+  p = put(p, ",\"depth\":");
   p = put_int(p, r.depth);
   p = put(p, ",\"sequence\":");
   p = put_int(p, r.sequence);
@@ -74,7 +81,7 @@ void write_record(std::string& out, const std::vector<std::string>& quoted, cons
   p = put_int(p, r.self_ns);
   if (r.flags & kRecordFailed) p = put(p, ",\"failed\":true");
   *p++ = '}';
-  out.append(buffer, p);
+  out.append(line, p);
 }
 
 /// Hands `out` to `sink` once it holds a piece's worth; no sink: keeps it.
@@ -95,9 +102,10 @@ void write_section(std::string& out, const Section& s, const TextSink* sink) {
   }
   out += "],\"records\":[";
   const std::vector<std::string> quoted = quoted_names(s.names);
-  for (std::size_t i = 0; i < s.records.size(); ++i) {
-    out += i ? ",\n" : "\n";
-    write_record(out, quoted, s.records[i]);
+  std::string_view separator = "\n";  // one record a line; ",\n" after the first
+  for (const Record& record : s.records) {
+    write_record(out, separator, quoted, record);
+    separator = ",\n";
     flush_full_piece(out, sink);
   }
   out += "]}";

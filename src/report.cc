@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
+
+#include "text_writing.h"
 
 namespace passtiming {
 namespace {
@@ -65,9 +66,6 @@ void append_right(CellBuffer& out, std::string_view value, std::size_t width) {
   out.append(value);
 }
 
-/// The decimal digits of `value` at `p`; returns the end.
-char* put_digits(char* p, std::uint64_t value) { return std::to_chars(p, p + 20, value).ptr; }
-
 /// `{seconds:>W.4f}` for a duration in nanoseconds, without going through
 /// the floating-point formatter when the answer is certain: the double
 /// `ns / 1e9` lies within half an ulp (< 1e-9 s below 46 days) of the exact
@@ -83,7 +81,7 @@ void append_seconds(CellBuffer& out, Nanoseconds ns, std::size_t width) {
   }
   const auto ticks = static_cast<std::uint64_t>((ns + 50'000) / 100'000);  // units of 0.1 ms
   char buffer[32];
-  char* end = put_digits(buffer, ticks / 10'000);
+  char* end = detail::put_int(buffer, ticks / 10'000);
   const auto frac = static_cast<unsigned>(ticks % 10'000);
   *end++ = '.';
   *end++ = static_cast<char>('0' + frac / 1000);
@@ -106,7 +104,7 @@ void append_percent(CellBuffer& out, double percent, std::size_t width) {
   }
   const auto rounded = static_cast<std::uint64_t>(floor) + (fraction > 0.5 ? 1 : 0);
   char buffer[32];
-  char* end = put_digits(buffer, rounded / 10);
+  char* end = detail::put_int(buffer, rounded / 10);
   *end++ = '.';
   *end++ = static_cast<char>('0' + rounded % 10);
   append_right(out, std::string_view(buffer, static_cast<std::size_t>(end - buffer)), width);
@@ -173,7 +171,7 @@ class ReportWriter {
       const std::size_t indent = 2 * std::size_t{r.depth};
       CellBuffer cells;
       char index[24];
-      append_right(cells, std::string_view(index, put_digits(index, i + 1) - index), 3);
+      append_right(cells, std::string_view(index, detail::put_int(index, i + 1) - index), 3);
       append_spaces(cells, 2 + indent);
       out_.append(cells.data(), cells.size());
       display(r, width - std::min(width, indent));

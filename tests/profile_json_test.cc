@@ -134,6 +134,35 @@ TEST(ProfileJsonTest, ExtremeNumbersAreWrittenExactly) {
       << json;
 }
 
+TEST(ProfileJsonTest, LongNamesAreWrittenWhole) {
+  // A record's line is built in a 1 KiB buffer when its two quoted names
+  // take at most 768 bytes; 763 letters plus "k" is the last such size, 764
+  // the first that is appended piece by piece.
+  for (std::size_t length : {763u, 764u, 5000u}) {
+    Profile p;
+    Section& s = p.sections.emplace_back();
+    s.threads = {0};
+    const std::string name(length, 'a');
+    Record r;
+    r.name = s.names.intern(name);
+    r.kernel = s.names.intern("k");
+    r.parent = kNoParent;
+    r.start_ns = 12'345'678'901'234;
+    r.inclusive_ns = 42;
+    r.self_ns = 42;
+    s.records.push_back(r);
+    r.sequence = 1;
+    s.records.push_back(r);
+    const std::string line = "{\"name\":\"" + name +
+                             "\",\"kernel\":\"k\",\"depth\":0,\"sequence\":0,\"parent\":null,"
+                             "\"thread\":0,\"start_ns\":12345678901234,\"inclusive_ns\":42,"
+                             "\"self_ns\":42}";
+    const std::string json = profile_to_json(p);
+    EXPECT_NE(json.find("[\n" + line + ",\n"), std::string::npos) << length;
+    EXPECT_EQ(profile_to_json(parse_profile_json(json, "long.json")), json) << length;
+  }
+}
+
 TEST(ProfileJsonTest, InvalidUtf8InANameIsWrittenAsReplacementCharacter) {
   Profile p;
   Section& s = p.sections.emplace_back();
