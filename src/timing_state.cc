@@ -34,6 +34,7 @@ void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   // faults only once.
   section_.records.clear();
   section_.names.clear();
+  name_cache_.clear();
   section_.threads.clear();
   section_.skipped = 0;
   section_.context.assign(context);
@@ -118,6 +119,10 @@ std::uint32_t TimingStateMachine::before_now(const Clock& clock, std::string_vie
   return frame.sequence;
 }
 
+void TimingStateMachine::after_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey tid) {
+  after(t, pass, tid);
+}
+
 void TimingStateMachine::ignore_unmatched(ThreadStack& stack, std::string_view pass) {
   std::string_view expected =
       stack.frames.empty() ? std::string_view("<none>") : section_.names[stack.frames.back().name];
@@ -198,6 +203,7 @@ Section TimingStateMachine::take_section() {
   if (out.records.capacity() > reserved_records_) out.records.shrink_to_fit();
   reserved_records_ = 0;
   section_ = Section();
+  name_cache_.clear();
   return out;
 }
 

@@ -104,12 +104,32 @@ class NameCache {
     if (set.ways[1].data == text.data() && holds(table, set.ways[1].id, text)) {
       return set.ways[1].id;
     }
-    return remember(set, text.data(), table.intern(text));
+    return remember(set, text, table.intern(text));
   }
+
+  /// intern() for text whose bytes never change while the cache is in use
+  /// (an LLVM pass name: a type name in the binary). A slot for the same
+  /// address and size is trusted without reading the table, whose lines a
+  /// pass running between two events has evicted. The owner clears the
+  /// cache whenever it clears or replaces the table, since this way does not
+  /// look at the table to catch a stale id.
+  NameId intern_stable(NameTable& table, std::string_view text) {
+    if (text.empty()) return 0;
+    Set& set = sets_[set_of(text.data(), text.size())];
+    for (const Slot& way : set.ways) {
+      if (way.data == text.data() && way.size == text.size()) return way.id;
+    }
+    return remember(set, text, table.intern(text));
+  }
+
+  /// Forgets every slot: required after the table is cleared or replaced for
+  /// intern_stable(), harmless for intern().
+  void clear() { sets_ = {}; }
 
  private:
   struct Slot {
     const char* data = nullptr;
+    std::uint32_t size = 0;  ///< the text's size; a size past 32 bits never matches
     NameId id = 0;
   };
   /// Way 0 holds the newest entry, way 1 the one before it.
@@ -129,9 +149,10 @@ class NameCache {
     const auto bits = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(data)) ^ size;
     return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> (64 - kSetBits));
   }
-  static NameId remember(Set& set, const char* data, NameId id) {
+  static NameId remember(Set& set, std::string_view text, NameId id) {
     set.ways[1] = set.ways[0];
-    set.ways[0] = Slot{data, id};
+    const bool fits = text.size() <= 0xFFFFFFFFu;
+    set.ways[0] = Slot{fits ? text.data() : nullptr, static_cast<std::uint32_t>(text.size()), id};
     return id;
   }
 

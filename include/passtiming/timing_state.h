@@ -83,6 +83,37 @@ class TimingStateMachine {
     }
   }
 
+  /// before_now() for a source that knows the IR unit of each pass by its
+  /// address (LLVM: the Function, Module or Loop's function) and whose pass
+  /// names live in storage that never changes while the pass runs (LLVM's
+  /// names are type names in the binary). When the frame below on `tid`'s
+  /// stack ran on the same non-null `unit`, the new frame takes that frame's
+  /// kernel label and `label` is not called: the unit cannot be destroyed
+  /// while a pass over it runs, and looking its name up again is, once a pass
+  /// has evicted the caches, the dearest part of a pass's bookkeeping. A unit
+  /// renamed inside its own pipeline keeps its old label until that pipeline
+  /// ends. Otherwise the kernel label is `label()`. End the frame with
+  /// after_stable_name().
+  template <std::derived_from<Clock> ClockType, std::invocable LabelFn>
+  void before_now_on_unit(const ClockType& clock, std::string_view pass, const void* unit,
+                          LabelFn&& label, ThreadKey tid = 0) {
+    ThreadStack& stack = stack_for(tid);
+    NameId kernel;
+    if (unit != nullptr && !stack.frames.empty() && stack.frames.back().unit == unit) {
+      kernel = stack.frames.back().kernel;
+    } else {
+      kernel = name_cache_.intern(section_.names, std::string_view(label()));
+    }
+    Frame& frame = push_frame_ids(name_cache_.intern_stable(section_.names, pass), kernel, stack);
+    frame.unit = unit;
+    frame.name_data = pass.data();
+    frame.name_size = pass.size();
+    frame.start_ns = clock.now_ns();
+    if (observer_ != nullptr) [[unlikely]] {
+      observer_->on_before(frame.start_ns, pass, section_.names[kernel], tid);
+    }
+  }
+
   /// `run_before_pass` for a frame whose parent is `parent` (null: the frame
   /// below it on `tid`'s stack, as in before()). The frame goes on `tid`'s
   /// stack with depth = the parent's depth + 1; when it completes, its record
@@ -110,6 +141,27 @@ class TimingStateMachine {
       return;
     }
     complete_top(t, stack, flags);
+  }
+
+  /// after() for a frame pushed by before_now_on_unit(): a `pass` at the
+  /// address the frame's name was read from is its name, without comparing
+  /// the text (which, after a pass has run, sits in evicted cache lines). Any
+  /// other address is compared as after() does.
+  void after_stable_name(Nanoseconds t, std::string_view pass, ThreadKey tid = 0) {
+    // The common case in as few instructions as possible: once a pass has
+    // run, each of them is likely a cache miss.
+    if (observer_ == nullptr && last_stack_ < stacks_.size()) [[likely]] {
+      ThreadStack& stack = stacks_[last_stack_];
+      if (stack.key == tid && !stack.frames.empty()) [[likely]] {
+        const Frame& top = stack.frames.back();
+        if (top.name_data == pass.data() && top.name_size == pass.size() &&
+            top.name_data != nullptr) [[likely]] {
+          complete_top(t, stack, 0);
+          return;
+        }
+      }
+    }
+    after_out_of_line(t, pass, tid);
   }
 
   /// `should_run` vetoed a pass: counted in `Section::skipped`.
@@ -150,6 +202,10 @@ class TimingStateMachine {
     std::uint16_t depth;
     Nanoseconds start_ns;
     Nanoseconds children_ns;
+    /// before_now_on_unit(): the pass's IR unit and where its name was read.
+    const void* unit = nullptr;
+    const char* name_data = nullptr;
+    std::size_t name_size = 0;
     /// Set for a frame pushed with a ParentRef: the parent's stack index in
     /// `stacks_` and sequence. kSameStack: the frame below is the parent.
     std::uint32_t parent_stack = kSameStack;
@@ -173,13 +229,15 @@ class TimingStateMachine {
   /// strings answered from the name cache, one frame pushed and popped, one
   /// record appended, and no function call but the clock's.
   Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack) {
+    return push_frame_ids(name_cache_.intern(section_.names, pass),
+                          name_cache_.intern(section_.names, kernel), stack);
+  }
+  Frame& push_frame_ids(NameId pass, NameId kernel, ThreadStack& stack) {
     // One more than the frame below, which is the stack size unless a frame
     // below was attached to a parent on another thread.
     const std::uint16_t depth =
         stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
-    return stack.frames.emplace_back(Frame{name_cache_.intern(section_.names, pass),
-                                           name_cache_.intern(section_.names, kernel),
-                                           next_sequence_++, depth, 0, 0});
+    return stack.frames.emplace_back(Frame{pass, kernel, next_sequence_++, depth, 0, 0});
   }
   static std::uint16_t saturate_depth(std::size_t depth) {
     return depth < 0xFFFF ? static_cast<std::uint16_t>(depth) : std::uint16_t{0xFFFF};
@@ -188,8 +246,11 @@ class TimingStateMachine {
     const std::string_view name = section_.names[id];
     return name.size() == pass.size() && same_bytes(name.data(), pass.data(), pass.size());
   }
+  /// after(), not inlined: the uncommon cases of after_stable_name().
+  [[gnu::noinline]] void after_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey tid);
   /// Pops the top frame of `stack` (its name already matched) into a record.
-  void complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags);
+  /// Hot: kept with the other per-pass functions on few code pages.
+  [[gnu::hot]] void complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags);
   /// The seed's rule for an after-callback that does not match the stack.
   [[gnu::cold]] void ignore_unmatched(ThreadStack& stack, std::string_view pass);
   Frame& push_child_frame(std::string_view pass, std::string_view kernel, ThreadKey tid,
@@ -198,14 +259,16 @@ class TimingStateMachine {
   void discard_incomplete(ThreadStack& stack);
 
   Section section_;
-  /// In front of `section_.names`; it needs no clearing when they change.
-  NameCache name_cache_;
   /// Records asked for by reserve() for the current storage, or 0.
   std::size_t reserved_records_ = 0;
   std::vector<ThreadStack> stacks_;
   std::size_t last_stack_ = 0;
   std::uint32_t next_sequence_ = 0;
   EventObserver* observer_ = nullptr;
+  /// In front of `section_.names`, cleared whenever they are (for
+  /// intern_stable). Last: its 16 KiB would otherwise put the fields every event reads on
+  /// different pages.
+  NameCache name_cache_;
 };
 
 }  // namespace passtiming

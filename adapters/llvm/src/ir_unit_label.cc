@@ -52,4 +52,12 @@ std::string_view ir_unit_label(const ::llvm::Any& ir, std::string& scratch,
   return {};
 }
 
+const void* ir_unit_identity(const ::llvm::Any& ir) {
+  if (const auto* function = unit_of<::llvm::Function>(ir)) return function;
+  if (const auto* loop = unit_of<::llvm::Loop>(ir)) return loop->getHeader()->getParent();
+  if (const auto* module = unit_of<::llvm::Module>(ir)) return module;
+  if (const auto* machine = unit_of<::llvm::MachineFunction>(ir)) return machine;
+  return nullptr;
+}
+
 }  // namespace passtiming::llvm

@@ -102,12 +102,16 @@ void TimingInstrument::register_callbacks(::llvm::PassInstrumentationCallbacks& 
 void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
   if (stopped_) return;
   try {
-    std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
+    // A pass on the unit of the pass around it takes that pass's label; the
+    // label is looked up only for the first pass on each unit.
+    const void* unit = ir_unit_identity(ir);
+    auto label = [&] { return ir_unit_label(ir, scratch_label_, scratch_symbols_); };
     // The frame is pushed first and the clock read last.
     if (steady_) {
-      state_.before_now(static_cast<const SteadyClock&>(*clock_), pass, kernel, kPipelineThread);
+      state_.before_now_on_unit(static_cast<const SteadyClock&>(*clock_), pass, unit, label,
+                                kPipelineThread);
     } else {
-      state_.before_now(*clock_, pass, kernel, kPipelineThread);
+      state_.before_now_on_unit(*clock_, pass, unit, label, kPipelineThread);
     }
   } catch (const std::exception& e) {
     stop(e.what());
@@ -121,7 +125,9 @@ void TimingInstrument::after_pass(std::string_view pass) noexcept {
   const Nanoseconds t = now();
   if (stopped_) return;
   try {
-    state_.after(t, pass, kPipelineThread);
+    // LLVM's pass names are type names in the binary: the same pass gives
+    // the same address before and after.
+    state_.after_stable_name(t, pass, kPipelineThread);
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
