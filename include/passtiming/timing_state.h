@@ -98,13 +98,15 @@ class TimingStateMachine {
   void before_now_on_unit(const ClockType& clock, std::string_view pass, const void* unit,
                           LabelFn&& label, ThreadKey tid = 0) {
     ThreadStack& stack = stack_for(tid);
+    // The pass first, then the kernel, as every other way interns them.
+    const NameId pass_id = name_cache_.intern_stable(section_.names, pass);
     NameId kernel;
     if (unit != nullptr && !stack.frames.empty() && stack.frames.back().unit == unit) {
       kernel = stack.frames.back().kernel;
     } else {
       kernel = name_cache_.intern(section_.names, std::string_view(label()));
     }
-    Frame& frame = push_frame_ids(name_cache_.intern_stable(section_.names, pass), kernel, stack);
+    Frame& frame = push_frame_ids(pass_id, kernel, stack);
     frame.unit = unit;
     frame.name_data = pass.data();
     frame.name_size = pass.size();
@@ -229,8 +231,9 @@ class TimingStateMachine {
   /// strings answered from the name cache, one frame pushed and popped, one
   /// record appended, and no function call but the clock's.
   Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack) {
-    return push_frame_ids(name_cache_.intern(section_.names, pass),
-                          name_cache_.intern(section_.names, kernel), stack);
+    // The pass first, then the kernel: the order the names get their ids in.
+    const NameId pass_id = name_cache_.intern(section_.names, pass);
+    return push_frame_ids(pass_id, name_cache_.intern(section_.names, kernel), stack);
   }
   Frame& push_frame_ids(NameId pass, NameId kernel, ThreadStack& stack) {
     // One more than the frame below, which is the stack size unless a frame
