@@ -3,8 +3,8 @@
 // and data in the first-level caches; in a compile it does not: a pass runs
 // for tens of microseconds over megabytes of IR and code, and the callbacks
 // that follow find their cache lines, and their pages' translations, evicted.
-// On sqlite3.c that is why the instrument costs several times more wall time
-// than its instruction count predicts.
+// On sqlite3.c that is why the instrument cost about twice the wall time its
+// instruction count predicts.
 //
 // Here each pass pair runs on one of 1,024 functions with one of 32 pass
 // names (a pass manager opening and closing around each function's 32

@@ -269,8 +269,8 @@ class TimingStateMachine {
   std::uint32_t next_sequence_ = 0;
   EventObserver* observer_ = nullptr;
   /// In front of `section_.names`, cleared whenever they are (for
-  /// intern_stable). Last: its 16 KiB would otherwise put the fields every event reads on
-  /// different pages.
+  /// intern_stable). Last: its 16 KiB would otherwise put the fields every
+  /// event reads on different pages.
   NameCache name_cache_;
 };
 
