@@ -85,7 +85,8 @@ void BM_Instrument_ThroughPassContext3Deep(benchmark::State& state) {
   auto outer = make_sequential({middle}, "tl.LowerAndLegalize");
   IRModule mod({{"main", "matmul_kernel"}});
   std::int64_t n = 0;
-  auto ctx = std::make_unique<PassContext>(PassContextOptions{.instruments = {timing.instrument()}});
+  auto ctx =
+      std::make_unique<PassContext>(PassContextOptions{.instruments = {timing.instrument()}});
   auto scope = std::make_unique<PassContext::Scope>(*ctx);
   // Warm the record storage, as above.
   for (std::int64_t i = 0; i < kIterationsPerContext; ++i) mod = (*outer)(std::move(mod), *ctx);
@@ -110,8 +111,9 @@ BENCHMARK(BM_Instrument_ThroughPassContext3Deep);
 Section make_section(std::size_t records) {
   TimingStateMachine sm;
   sm.enter(0, "stage=bench");
-  const char* passes[] = {"InstCombinePass", "SROAPass", "EarlyCSEPass", "GVNPass", "LICMPass",
-                          "SimplifyCFGPass", "LoopRotatePass", "InstSimplifyPass"};
+  const char* passes[] = {"InstCombinePass", "SROAPass",        "EarlyCSEPass",
+                          "GVNPass",         "LICMPass",        "SimplifyCFGPass",
+                          "LoopRotatePass",  "InstSimplifyPass"};
   Nanoseconds t = 0;
   std::size_t made = 0;
   for (int kernel = 0; made < records; ++kernel) {
@@ -181,7 +183,8 @@ void BM_BytesPerRecord(benchmark::State& state) {
     benchmark::DoNotOptimize(s.records.data());
     state.counters["sizeof_Record"] = sizeof(Record);
     state.counters["bytes_per_record"] =
-        static_cast<double>(s.records.capacity() * sizeof(Record)) / static_cast<double>(s.records.size());
+        static_cast<double>(s.records.capacity() * sizeof(Record)) /
+        static_cast<double>(s.records.size());
     state.counters["name_table_bytes"] = static_cast<double>(s.names.string_bytes());
   }
 }

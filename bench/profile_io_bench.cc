@@ -3,15 +3,14 @@
 /// pass pair against the floor of two clock reads (target ≤ 100 ns), and
 /// `summary`'s work on 10,000 profiles of 60 passes (target ≤ 2 s).
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <simdjson.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstring>
-
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -168,8 +167,7 @@ class PopulatedFile {
  public:
   static constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
-  explicit PopulatedFile(std::size_t size)
-      : size_((size + kHugePage - 1) & ~(kHugePage - 1)) {
+  explicit PopulatedFile(std::size_t size) : size_((size + kHugePage - 1) & ~(kHugePage - 1)) {
     path_ = fmt::format("{}/passtiming-bench-floor-{}.bin",
                         std::filesystem::temp_directory_path().string(), ::getpid());
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -180,8 +178,7 @@ class PopulatedFile {
     range_ = static_cast<char*>(range);
     char* aligned = reinterpret_cast<char*>(
         (reinterpret_cast<std::uintptr_t>(range_) + kHugePage - 1) & ~(kHugePage - 1));
-    void* mapped =
-        ::mmap(aligned, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, 0);
+    void* mapped = ::mmap(aligned, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, 0);
     if (mapped == MAP_FAILED) return;
     data_ = static_cast<char*>(mapped);
 #ifdef MADV_HUGEPAGE
@@ -246,12 +243,7 @@ void BM_EventLogInACompile(benchmark::State& state) {
   writer->close();
   std::filesystem::remove(path);
 }
-BENCHMARK(BM_EventLogInACompile)
-    ->Arg(0)
-    ->Arg(1)
-    ->Arg(2)
-    ->ArgName("variant")
-    ->Iterations(400'000);
+BENCHMARK(BM_EventLogInACompile)->Arg(0)->Arg(1)->Arg(2)->ArgName("variant")->Iterations(400'000);
 
 /// The whole live path: two clock reads, the state machine, and the log.
 void BM_StateMachinePassPairWithEventLog(benchmark::State& state) {

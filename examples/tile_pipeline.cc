@@ -40,17 +40,17 @@ PassPtr pass(const char* name, int units) {
 }
 
 PassPtr lowering() {
-  auto layout = make_sequential(
-      {pass("tl.LayoutInference", 180), pass("tl.LowerTileOp", 260), pass("tl.LegalizeVectorizedLoop", 40)},
-      "tl.LayoutPipeline");
-  auto pipeline = make_sequential({pass("tl.InjectSoftwarePipeline", 120),
-                                   pass("tl.WarpSpecialized", 90), pass("tir.Simplify", 150),
-                                   pass("tl.InjectFenceProxy", 10)},
-                                  "tl.PipelinePlanning");
-  return make_sequential({pass("tir.BindTarget", 5), pass("tl.FrontendLegalize", 30), layout, pipeline,
-                          pass("tir.FlattenBuffer", 70), pass("tir.StorageRewrite", 110),
-                          pass("tl.ThreadSync", 45)},
-                         "tl.LowerAndLegalize");
+  auto layout = make_sequential({pass("tl.LayoutInference", 180), pass("tl.LowerTileOp", 260),
+                                 pass("tl.LegalizeVectorizedLoop", 40)},
+                                "tl.LayoutPipeline");
+  auto pipeline =
+      make_sequential({pass("tl.InjectSoftwarePipeline", 120), pass("tl.WarpSpecialized", 90),
+                       pass("tir.Simplify", 150), pass("tl.InjectFenceProxy", 10)},
+                      "tl.PipelinePlanning");
+  return make_sequential(
+      {pass("tir.BindTarget", 5), pass("tl.FrontendLegalize", 30), layout, pipeline,
+       pass("tir.FlattenBuffer", 70), pass("tir.StorageRewrite", 110), pass("tl.ThreadSync", 45)},
+      "tl.LowerAndLegalize");
 }
 
 PassPtr host_codegen() {
@@ -70,11 +70,13 @@ PassConfig parse_config(int argc, char** argv) {
   PassConfig config;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--config") != 0 || i + 1 >= argc) {
-      throw ConfigError(std::string("usage: tile_pipeline [--config KEY=VALUE]... (got '") + argv[i] + "')");
+      throw ConfigError(std::string("usage: tile_pipeline [--config KEY=VALUE]... (got '") +
+                        argv[i] + "')");
     }
     std::string item = argv[++i];
     auto eq = item.find('=');
-    if (eq == std::string::npos) throw ConfigError("--config expects KEY=VALUE, got '" + item + "'");
+    if (eq == std::string::npos)
+      throw ConfigError("--config expects KEY=VALUE, got '" + item + "'");
     std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     if (value == "true" || value == "false") {
       config[key] = value == "true";

@@ -206,27 +206,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Harness h;
   while (!in.empty()) {
     switch (in.next() % 9) {
-      case 0:
-        h.enter();
-        break;
-      case 1:
-        h.before(kNames[in.next() % kNameCount]);
-        break;
-      case 2:
-        h.after(kNames[in.next() % kNameCount]);
-        break;
-      case 3:
-        h.exit();
-        break;
-      case 4:
-        h.clock->advance(in.next() * 1000);
-        break;
-      case 5:
-        h.hostile->faults = in.next();
-        break;
-      case 6:
-        h.run_pipeline(in.next());
-        break;
+      case 0: h.enter(); break;
+      case 1: h.before(kNames[in.next() % kNameCount]); break;
+      case 2: h.after(kNames[in.next() % kNameCount]); break;
+      case 3: h.exit(); break;
+      case 4: h.clock->advance(in.next() * 1000); break;
+      case 5: h.hostile->faults = in.next(); break;
+      case 6: h.run_pipeline(in.next()); break;
       case 7:
         if (in.next() & 1) {
           h.module.clear();
@@ -234,9 +220,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           h.module.add_function({"main", std::string(kNames[in.next() % kNameCount])});
         }
         break;
-      case 8:
-        h.verify();
-        break;
+      case 8: h.verify(); break;
     }
   }
   h.exit(/*render=*/true);

@@ -30,7 +30,8 @@ std::optional<passtiming::Profile> read_streamed(std::string_view text) {
     done += static_cast<std::size_t>(n);
   }
   ::lseek(fd, 0, SEEK_SET);
-  std::optional<passtiming::Profile> profile = passtiming::detail::read_profile_streamed(fd, text.size());
+  std::optional<passtiming::Profile> profile =
+      passtiming::detail::read_profile_streamed(fd, text.size());
   ::close(fd);
   return profile;
 }

@@ -9,7 +9,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   make python3 libfmt-dev libsimdjson-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  llvm-19-dev clang-19 libclang-rt-19-dev
+  llvm-19-dev clang-19 libclang-rt-19-dev clang-format-19
   libmlir-19-dev mlir-19-tools
   python3-dev pybind11-dev python3-pytest
   chromium hyperfine
@@ -30,5 +30,5 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S "$PASSTIMING_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPASSTIMING_PYTHON=ON ${PASSTIMING_CMAKE_ARGS:-} >&2
+  -DPASSTIMING_PYTHON=ON -DPASSTIMING_CHECK_FORMAT=ON ${PASSTIMING_CMAKE_ARGS:-} >&2
 cmake --build "$BUILD_DIR" >&2

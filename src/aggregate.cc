@@ -31,12 +31,9 @@ double median(std::vector<double>& values) {
 /// kernel, and one id for the whole section when grouping by context.
 NameId group_id(const Record& r, GroupBy by) {
   switch (by) {
-    case GroupBy::pass:
-      return r.name;
-    case GroupBy::kernel:
-      return r.kernel;
-    case GroupBy::context:
-      return 0;
+    case GroupBy::pass: return r.name;
+    case GroupBy::kernel: return r.kernel;
+    case GroupBy::context: return 0;
   }
   return 0;
 }
@@ -84,12 +81,9 @@ std::optional<GroupBy> parse_group_by(std::string_view text) {
 
 std::string_view group_by_name(GroupBy by) {
   switch (by) {
-    case GroupBy::pass:
-      return "pass";
-    case GroupBy::kernel:
-      return "kernel";
-    case GroupBy::context:
-      return "context";
+    case GroupBy::pass: return "pass";
+    case GroupBy::kernel: return "kernel";
+    case GroupBy::context: return "context";
   }
   return "pass";
 }

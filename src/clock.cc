@@ -27,7 +27,8 @@ void ManualClock::script(std::vector<Nanoseconds> times) {
 void ManualClock::script_seconds(const std::vector<double>& seconds) {
   std::vector<Nanoseconds> times;
   times.reserve(seconds.size());
-  for (double s : seconds) times.push_back(static_cast<Nanoseconds>(s * 1e9 + (s < 0 ? -0.5 : 0.5)));
+  for (double s : seconds)
+    times.push_back(static_cast<Nanoseconds>(s * 1e9 + (s < 0 ? -0.5 : 0.5)));
   script(std::move(times));
 }
 

@@ -41,8 +41,8 @@ class Replayer {
       if (line.empty() || (line.size() == 1 && line[0] == '\r')) continue;
       if (unterminated && !is_json(line)) {
         get_logger(kTimingLoggerName)
-            .warning(fmt::format("{}:{}: ignoring the cut-off final line of the event log",
-                                 source_, line_number_));
+            .warning(fmt::format("{}:{}: ignoring the cut-off final line of the event log", source_,
+                                 line_number_));
         break;
       }
       handle(line);
@@ -150,7 +150,8 @@ class Replayer {
     ProfileMetadata& m = profile_.metadata;
     std::string_view text;
     if (object["tool"].get_string().get(text) == simdjson::SUCCESS) m.tool = std::string(text);
-    if (object["command"].get_string().get(text) == simdjson::SUCCESS) m.command = std::string(text);
+    if (object["command"].get_string().get(text) == simdjson::SUCCESS)
+      m.command = std::string(text);
     if (object["host"].get_string().get(text) == simdjson::SUCCESS) m.host = std::string(text);
     if (object["start_time"].get_string().get(text) == simdjson::SUCCESS) {
       m.start_time = std::string(text);

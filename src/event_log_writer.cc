@@ -12,8 +12,8 @@
 #include <system_error>
 
 #include "json_text.h"
-#include "text_writing.h"
 #include "passtiming/logging.h"
+#include "text_writing.h"
 
 namespace passtiming {
 
@@ -48,8 +48,8 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
   }
   std::unique_ptr<EventLogWriter> writer(new EventLogWriter(path, fd));
   for (std::size_t size = kReserveMax; size >= kReserveMin && writer->base_ == nullptr; size /= 2) {
-    void* range = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                         -1, 0);
+    void* range =
+        ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range != MAP_FAILED) {
       // Start at the first chunk boundary; give back the bytes before it.
       const auto at = reinterpret_cast<std::uintptr_t>(range);
@@ -60,9 +60,8 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
     }
   }
   if (writer->base_ == nullptr) {
-    throw std::runtime_error(
-        fmt::format("cannot reserve address space for the event log {}: {}", path,
-                    std::strerror(errno)));
+    throw std::runtime_error(fmt::format("cannot reserve address space for the event log {}: {}",
+                                         path, std::strerror(errno)));
   }
   if (int error = writer->extend_mapping(kChunk)) {
     throw std::runtime_error(

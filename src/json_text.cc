@@ -82,21 +82,11 @@ char* write_json_string(char* out, std::string_view text) noexcept {
     }
     *out++ = '\\';
     switch (c) {
-      case '"':
-        *out++ = '"';
-        break;
-      case '\\':
-        *out++ = '\\';
-        break;
-      case '\n':
-        *out++ = 'n';
-        break;
-      case '\r':
-        *out++ = 'r';
-        break;
-      case '\t':
-        *out++ = 't';
-        break;
+      case '"': *out++ = '"'; break;
+      case '\\': *out++ = '\\'; break;
+      case '\n': *out++ = 'n'; break;
+      case '\r': *out++ = 'r'; break;
+      case '\t': *out++ = 't'; break;
       default:
         *out++ = 'u';
         *out++ = '0';

@@ -35,7 +35,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     kind_ = Kind::kStdout;
     return;
   }
-  struct stat existing {};
+  struct stat existing{};
   if (::stat(path_.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
     kind_ = Kind::kInPlace;
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
@@ -63,13 +63,14 @@ void OutputFile::fail(std::string_view what, int error) {
   fd_ = -1;
   if (!temp_.empty()) ::unlink(temp_.c_str());
   temp_.clear();
-  throw std::runtime_error(fmt::format("{}: {}: {}", path_ == "-" ? "<stdout>" : path_, what,
-                                       std::strerror(error)));
+  throw std::runtime_error(
+      fmt::format("{}: {}: {}", path_ == "-" ? "<stdout>" : path_, what, std::strerror(error)));
 }
 
 void OutputFile::write(std::string_view data) {
   if (kind_ == Kind::kStdout) {
-    if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) fail("cannot write", errno);
+    if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size())
+      fail("cannot write", errno);
     return;
   }
   if (fd_ < 0) throw std::logic_error("OutputFile::write after commit");

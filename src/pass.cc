@@ -5,7 +5,8 @@ namespace {
 
 class FunctionPass final : public Pass {
  public:
-  FunctionPass(ModulePassFunction body, PassInfo info) : Pass(std::move(info)), body_(std::move(body)) {}
+  FunctionPass(ModulePassFunction body, PassInfo info)
+      : Pass(std::move(info)), body_(std::move(body)) {}
 
  protected:
   IRModule run(IRModule mod, PassContext& context) const override {

@@ -63,9 +63,9 @@ void PassContext::instrument_enter_pass_ctx() {
       try {
         instruments[i]->exit_pass_ctx();
       } catch (...) {
-        get_logger("passtiming").error(fmt::format(
-            "{}: exit_pass_ctx threw while undoing a failed enter: {}", instruments[i]->name(),
-            describe(std::current_exception())));
+        get_logger("passtiming")
+            .error(fmt::format("{}: exit_pass_ctx threw while undoing a failed enter: {}",
+                               instruments[i]->name(), describe(std::current_exception())));
       }
     }
     instruments.clear();
@@ -137,9 +137,9 @@ PassContext::Scope::~Scope() {
   try {
     exit();
   } catch (...) {
-    get_logger("passtiming").error(
-        fmt::format("exit_pass_ctx threw while leaving a PassContext: {}",
-                    describe(std::current_exception())));
+    get_logger("passtiming")
+        .error(fmt::format("exit_pass_ctx threw while leaving a PassContext: {}",
+                           describe(std::current_exception())));
   }
 }
 

@@ -69,7 +69,6 @@ class TimingInstrumentState {
   }
 
  public:
-
  private:
   std::shared_ptr<const Clock> clock_;
 };
@@ -142,7 +141,9 @@ std::vector<PassTimingRecord> pass_timing_records(const Section& s) {
   return out;
 }
 
-double TileLangPassTimingInstrument::total_duration_s() const { return section().total_seconds(); }
+double TileLangPassTimingInstrument::total_duration_s() const {
+  return section().total_seconds();
+}
 
 std::string TileLangPassTimingInstrument::report(std::optional<std::string_view> context) const {
   return render_report(section(), threshold_ms_, context);
@@ -152,7 +153,9 @@ void TileLangPassTimingInstrument::print_report(std::optional<std::string_view> 
   get_logger(kTimingLoggerName).info("\n" + report(context));
 }
 
-const Section& TileLangPassTimingInstrument::section() const { return state_->machine.section(); }
+const Section& TileLangPassTimingInstrument::section() const {
+  return state_->machine.section();
+}
 
 void TileLangPassTimingInstrument::set_context_label(std::string label) {
   state_->label = std::move(label);

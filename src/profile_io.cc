@@ -39,7 +39,7 @@ simdjson::padded_string read_input(const std::string& path) {
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_io("cannot open", path, errno);
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     const int error = S_ISDIR(st.st_mode) ? EISDIR : errno;
     ::close(fd);
@@ -95,7 +95,7 @@ std::optional<Profile> load_streamed(const std::string& path) {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   if (static_cast<std::uint64_t>(st.st_size) < kStreamMinBytes) return std::nullopt;
   // An event log announces itself on its first line, which is short.
@@ -110,7 +110,6 @@ std::optional<Profile> load_streamed(const std::string& path) {
 std::string display_name(const std::string& path) {
   return path == "-" ? "<stdin>" : path;
 }
-
 
 std::string shell_quote(std::string_view arg) {
   if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}!#~") == std::string_view::npos) {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "json_text.h"
-#include "text_writing.h"
 #include "passtiming/profile_io.h"
 #include "profile_json_reader.h"
+#include "text_writing.h"
 
 namespace passtiming {
 namespace {

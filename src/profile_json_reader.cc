@@ -120,14 +120,11 @@ class ProfileReader {
   [[noreturn]] void fail_document(simdjson::error_code error) const {
     const char* end = text_.data() + text_.size();
     switch (error) {
-      case simdjson::EMPTY:
-        fail_at(end, "empty input");
-      case simdjson::UTF8_ERROR:
-        fail_utf8();
+      case simdjson::EMPTY: fail_at(end, "empty input");
+      case simdjson::UTF8_ERROR: fail_utf8();
       case simdjson::UNCLOSED_STRING:
         fail_at(end, "unexpected end of input inside a string (truncated file?)");
-      default:
-        fail_json(error, end);
+      default: fail_json(error, end);
     }
   }
 
@@ -528,8 +525,7 @@ simdjson::dom::parser& thread_dom_parser() {
   return parser;
 }
 
-bool append_records(simdjson::dom::element records, Section& section,
-                    std::uint32_t& max_thread) {
+bool append_records(simdjson::dom::element records, Section& section, std::uint32_t& max_thread) {
   try {
     FastProfileReader::read_records(records, section, max_thread);
     return true;

@@ -3,8 +3,8 @@
 #include <simdjson.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -112,9 +112,7 @@ class StreamedProfileReader {
           state_ = State::kRecords;
         }
         return;
-      case State::kRecords:
-        on_record_line(line);
-        return;
+      case State::kRecords: on_record_line(line); return;
       case State::kEnd:
         if (line.find_first_not_of(" \t\r") != std::string_view::npos) throw NotStreamable{};
         return;

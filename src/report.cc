@@ -116,13 +116,12 @@ struct Label {
   std::size_t width = 0;
 };
 
-
 class ReportWriter {
  public:
   /// With a sink, the text goes there in pieces of about kTextPieceBytes;
   /// without one, render() returns it whole.
-  ReportWriter(const Section& section, double threshold_ms,
-               std::optional<std::string_view> context, const TextSink* sink = nullptr)
+  ReportWriter(const Section& section, double threshold_ms, std::optional<std::string_view> context,
+               const TextSink* sink = nullptr)
       : section_(section), threshold_ms_(threshold_ms), context_(context), sink_(sink) {
     labels_.resize(section.names.size());
     for (std::size_t id = 0; id < labels_.size(); ++id) {
@@ -152,8 +151,7 @@ class ReportWriter {
     line("TileLang Pass Timing Report");
     if (context_) line("Context: " + escape_for_terminal(*context_));
     line(std::string(rule, '='));
-    fmt::format_to(std::back_inserter(out_), "Total: {:.4f}s ({} passes)\n", total,
-                   records.size());
+    fmt::format_to(std::back_inserter(out_), "Total: {:.4f}s ({} passes)\n", total, records.size());
     if (threshold_ms_ > 0) {
       fmt::format_to(std::back_inserter(out_), "(inclusive threshold: {:.1f}ms)\n", threshold_ms_);
     }
@@ -284,7 +282,8 @@ class ReportWriter {
 
 std::string escape_for_terminal(std::string_view text) {
   auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7F; };
-  if (std::all_of(text.begin(), text.end(), [&](char c) { return plain(static_cast<unsigned char>(c)); })) {
+  if (std::all_of(text.begin(), text.end(),
+                  [&](char c) { return plain(static_cast<unsigned char>(c)); })) {
     return std::string(text);
   }
   std::string out;

@@ -77,7 +77,9 @@ std::unique_ptr<PassTimingTool> PassTimingTool::from_settings(const PassConfig& 
                                           OutputSettings::from_environment(env));
 }
 
-PassTimingTool::~PassTimingTool() { finish(); }
+PassTimingTool::~PassTimingTool() {
+  finish();
+}
 
 std::shared_ptr<TileLangPassTimingInstrument> PassTimingTool::new_section(std::string context) {
   auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms_, clock_);
@@ -88,8 +90,8 @@ std::shared_ptr<TileLangPassTimingInstrument> PassTimingTool::new_section(std::s
   return timing;
 }
 
-std::vector<PassInstrumentPtr> PassTimingTool::instruments_for(std::string context,
-                                                               std::vector<PassInstrumentPtr> base) {
+std::vector<PassInstrumentPtr> PassTimingTool::instruments_for(
+    std::string context, std::vector<PassInstrumentPtr> base) {
   std::vector<PassInstrumentPtr> out;
   out.reserve(base.size() + 1);
   out.push_back(new_section(std::move(context))->instrument());

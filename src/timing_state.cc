@@ -18,7 +18,9 @@ const Logger& timing_logger() {
 
 }  // namespace
 
-TimingStateMachine::TimingStateMachine() { stacks_.reserve(4); }
+TimingStateMachine::TimingStateMachine() {
+  stacks_.reserve(4);
+}
 
 void TimingStateMachine::reserve(std::size_t records) {
   if (records <= section_.records.capacity()) return;
@@ -65,7 +67,7 @@ void TimingStateMachine::before(Nanoseconds t, std::string_view pass, std::strin
 }
 
 TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t stack_index,
-                                                              std::uint32_t sequence) {
+                                                            std::uint32_t sequence) {
   if (stack_index >= stacks_.size()) return nullptr;
   std::vector<Frame>& frames = stacks_[stack_index].frames;
   // A parent is usually at or near the top, so search from there.
@@ -126,8 +128,8 @@ void TimingStateMachine::after_out_of_line(Nanoseconds t, std::string_view pass,
 void TimingStateMachine::ignore_unmatched(ThreadStack& stack, std::string_view pass) {
   std::string_view expected =
       stack.frames.empty() ? std::string_view("<none>") : section_.names[stack.frames.back().name];
-  timing_logger().warning(fmt::format(
-      "Ignoring unmatched pass timing callback for {} (expected {})", pass, expected));
+  timing_logger().warning(
+      fmt::format("Ignoring unmatched pass timing callback for {} (expected {})", pass, expected));
   stack.frames.clear();
 }
 
@@ -180,8 +182,8 @@ void TimingStateMachine::discard_incomplete(ThreadStack& stack) {
     if (!names.empty()) names += ", ";
     names += section_.names[frame.name];
   }
-  timing_logger().warning(fmt::format("Discarding {} incomplete pass timing frame(s): {}",
-                                      stack.frames.size(), names));
+  timing_logger().warning(
+      fmt::format("Discarding {} incomplete pass timing frame(s): {}", stack.frames.size(), names));
   stack.frames.clear();
 }
 

@@ -22,7 +22,9 @@ using ::passtiming::testing::pipeline_profile;
 using ::passtiming::testing::read_file;
 using Json = nlohmann::json;
 
-auto run(std::vector<std::string> args) { return testing::run_tool(std::move(args)); }
+auto run(std::vector<std::string> args) {
+  return testing::run_tool(std::move(args));
+}
 
 class CliConvertTest : public ::testing::Test {
  protected:
@@ -52,7 +54,8 @@ TEST_F(CliConvertTest, ProfileToChromeMatchesTheGoldenTrace) {
 }
 
 TEST_F(CliConvertTest, EventLogToChromeOnStdout) {
-  const auto r = run({"convert", write("log.jsonl", ::passtiming::testing::kSpecExampleEvents), "--to", "chrome"});
+  const auto r = run(
+      {"convert", write("log.jsonl", ::passtiming::testing::kSpecExampleEvents), "--to", "chrome"});
   ASSERT_EQ(r.status, 0) << r.err;
   const Json trace = Json::parse(r.out);
   std::vector<Json> complete;
@@ -88,7 +91,8 @@ TEST_F(CliConvertTest, ToJsonRoundTripsAProfileByteForByte) {
   const auto r = run({"convert", input, "--to", "json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, read_file(input));
-  const auto from_log = run({"convert", write("log.jsonl", ::passtiming::testing::kSpecExampleEvents), "--to", "json"});
+  const auto from_log = run(
+      {"convert", write("log.jsonl", ::passtiming::testing::kSpecExampleEvents), "--to", "json"});
   ASSERT_EQ(from_log.status, 0) << from_log.err;
   EXPECT_NE(from_log.out.find("\"parent\""), std::string::npos);
 }

@@ -1,13 +1,13 @@
 /// The progress bar of the commands that read many inputs: drawn only on a
 /// terminal, only after a second, at most every 100 ms (and at the end), and
 /// cleared when it goes away. The clock is injected, so the text is exact.
-#include "profile_inputs.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
 #include <string>
+
+#include "profile_inputs.h"
 
 namespace passtiming::cli {
 namespace {

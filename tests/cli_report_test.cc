@@ -13,7 +13,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::passtiming::testing::kSpecExampleEvents;
 
-auto run(std::vector<std::string> args) { return testing::run_tool(std::move(args)); }
+auto run(std::vector<std::string> args) {
+  return testing::run_tool(std::move(args));
+}
 
 class CliReportTest : public ::testing::Test {
  protected:
@@ -30,7 +32,6 @@ class CliReportTest : public ::testing::Test {
   fs::path dir_;
 };
 
-
 TEST_F(CliReportTest, PrintsTheSessionReport) {
   auto r = run({"report", write("ok.jsonl", kSpecExampleEvents)});
   EXPECT_EQ(r.status, 0);
@@ -42,7 +43,8 @@ TEST_F(CliReportTest, ThresholdOption) {
   auto r = run({"report", write("ok.jsonl", kSpecExampleEvents), "--threshold-ms", "3000"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("(inclusive threshold: 3000.0ms)"), std::string::npos);
-  EXPECT_NE(r.out.find("(1 passes skipped - under 3000.0ms inclusive threshold)"), std::string::npos);
+  EXPECT_NE(r.out.find("(1 passes skipped - under 3000.0ms inclusive threshold)"),
+            std::string::npos);
 }
 
 TEST_F(CliReportTest, WarningsGoToStderr) {
@@ -53,11 +55,14 @@ TEST_F(CliReportTest, WarningsGoToStderr) {
                                 "{\"ev\":\"before\",\"t_ns\":6,\"pass\":\"running\"}\n")});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("  1  done "), std::string::npos);
-  EXPECT_EQ(r.err, "WARNING:tilelang.pass_timing:Discarding 1 incomplete pass timing frame(s): running\n");
+  EXPECT_EQ(r.err,
+            "WARNING:tilelang.pass_timing:Discarding 1 incomplete pass timing frame(s): running\n");
 }
 
 TEST_F(CliReportTest, MalformedLogIsOneLineOnStderrAndExitTwo) {
-  const std::string path = write("bad.jsonl", "{\"ev\":\"enter_ctx\",\"t_ns\":0}\n{\"ev\":\"launch\",\"t_ns\":1}\n{\"ev\":\"exit_ctx\",\"t_ns\":2}\n");
+  const std::string path = write("bad.jsonl",
+                                 "{\"ev\":\"enter_ctx\",\"t_ns\":0}\n{\"ev\":\"launch\",\"t_ns\":1}"
+                                 "\n{\"ev\":\"exit_ctx\",\"t_ns\":2}\n");
   auto r = run({"report", path});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
@@ -69,7 +74,8 @@ TEST_F(CliReportTest, BadThresholdIsExitTwo) {
     auto r = run({"report", write("ok.jsonl", kSpecExampleEvents), "--threshold-ms", bad});
     EXPECT_EQ(r.status, 2) << bad;
     EXPECT_EQ(r.out, "");
-    EXPECT_NE(r.err.find("--threshold-ms must be a finite non-negative number"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--threshold-ms must be a finite non-negative number"), std::string::npos)
+        << r.err;
   }
 }
 

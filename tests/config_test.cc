@@ -29,14 +29,16 @@ TEST(ConfigRegistryTest, WrongTypeNamesKeyAndExpectedType) {
     PassContext ctx({.config = {{"tl.pass_profile", std::int64_t{1}}}});
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "config key 'tl.pass_profile' expects a value of type bool, got int");
+    EXPECT_EQ(std::string(e.what()),
+              "config key 'tl.pass_profile' expects a value of type bool, got int");
   }
   try {
     PassContext ctx({.config = {{"tl.pass_profile_threshold_ms", std::string("10")}}});
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "config key 'tl.pass_profile_threshold_ms' expects a value of type number, got string");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "config key 'tl.pass_profile_threshold_ms' expects a value of type number, got string");
   }
 }
 

@@ -30,7 +30,6 @@ std::string error_of(const std::string& text) {
   return "(no error)";
 }
 
-
 TEST(EventLogTest, SpecExampleReproducesTheSpecReport) {
   Profile p = replay(testing::kSpecExampleEvents);
   ASSERT_EQ(p.sections.size(), 1u);
@@ -66,8 +65,9 @@ TEST(EventLogTest, LogCutOffMidCompileKeepsCompletedPassesAndNamesRunningOnes) {
   ASSERT_EQ(p.sections.size(), 1u);
   ASSERT_EQ(p.sections[0].records.size(), 1u);
   EXPECT_EQ(p.sections[0].name_of(p.sections[0].records[0]), "done");
-  EXPECT_EQ(log.messages(LogLevel::warning),
-            std::vector<std::string>{"Discarding 2 incomplete pass timing frame(s): pipeline, crashing"});
+  EXPECT_EQ(
+      log.messages(LogLevel::warning),
+      std::vector<std::string>{"Discarding 2 incomplete pass timing frame(s): pipeline, crashing"});
 }
 
 TEST(EventLogTest, ThreadsKeepSeparateStacks) {
@@ -82,12 +82,15 @@ TEST(EventLogTest, ThreadsKeepSeparateStacks) {
 }
 
 TEST(EventLogTest, MalformedInputNamesFileAndLine) {
-  EXPECT_EQ(error_of("{\"ev\":\"enter_ctx\",\"t_ns\":0}\n{oops\n"), "events.jsonl:2: invalid JSON: The JSON document has an improper structure: missing or superfluous commas, braces, missing keys, etc.");
+  EXPECT_EQ(error_of("{\"ev\":\"enter_ctx\",\"t_ns\":0}\n{oops\n"),
+            "events.jsonl:2: invalid JSON: The JSON document has an improper structure: missing or "
+            "superfluous commas, braces, missing keys, etc.");
   EXPECT_EQ(error_of("[1,2]\n"), "events.jsonl:1: expected a JSON object");
   EXPECT_EQ(error_of("{\"t_ns\":0}\n"), "events.jsonl:1: missing field 'ev'");
   EXPECT_EQ(error_of("{\"ev\":7,\"t_ns\":0}\n"), "events.jsonl:1: field 'ev' must be a string");
   EXPECT_EQ(error_of("{\"ev\":\"launch\",\"t_ns\":0}\n"), "events.jsonl:1: unknown event 'launch'");
-  EXPECT_EQ(error_of("{\"ev\":\"before\",\"pass\":\"a\"}\n"), "events.jsonl:1: missing field 't_ns'");
+  EXPECT_EQ(error_of("{\"ev\":\"before\",\"pass\":\"a\"}\n"),
+            "events.jsonl:1: missing field 't_ns'");
   EXPECT_EQ(error_of("{\"ev\":\"before\",\"t_ns\":1.5,\"pass\":\"a\"}\n"),
             "events.jsonl:1: field 't_ns' must be an integer");
   EXPECT_EQ(error_of("{\"ev\":\"before\",\"t_ns\":\"1\",\"pass\":\"a\"}\n"),
@@ -105,8 +108,12 @@ TEST(EventLogTest, MalformedInputNamesFileAndLine) {
             "events.jsonl:1: 'format' must be \"passtiming-events\"");
   EXPECT_EQ(error_of("{\"ev\":\"meta\",\"version\":2}\n"),
             "events.jsonl:1: unsupported event log version 2 (this reader knows 1)");
-  EXPECT_EQ(error_of("{\"ev\":\"before\",\"t_ns\":123456789012345678901234567890,\"pass\":\"a\"}\n").rfind("events.jsonl:1: invalid JSON", 0), 0u);
-  EXPECT_NE(error_of("{\"ev\":\"before\",\"t_ns\":1,\"pass\":\"\xff\"}\n").find("events.jsonl:1: invalid JSON: The input is not valid UTF-8"), std::string::npos);
+  EXPECT_EQ(error_of("{\"ev\":\"before\",\"t_ns\":123456789012345678901234567890,\"pass\":\"a\"}\n")
+                .rfind("events.jsonl:1: invalid JSON", 0),
+            0u);
+  EXPECT_NE(error_of("{\"ev\":\"before\",\"t_ns\":1,\"pass\":\"\xff\"}\n")
+                .find("events.jsonl:1: invalid JSON: The input is not valid UTF-8"),
+            std::string::npos);
 }
 
 }  // namespace

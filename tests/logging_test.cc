@@ -16,7 +16,8 @@ TEST(LoggerTest, SinkReceivesLevelNameAndMessage) {
   Logger& log = get_logger("test.sink");
   std::vector<std::string> seen;
   log.set_sink([&](LogLevel level, std::string_view name, std::string_view message) {
-    seen.push_back(std::string(level_name(level)) + "|" + std::string(name) + "|" + std::string(message));
+    seen.push_back(std::string(level_name(level)) + "|" + std::string(name) + "|" +
+                   std::string(message));
   });
   log.info("hello");
   log.warning("careful");
@@ -30,12 +31,14 @@ TEST(LoggerTest, SinkReceivesLevelNameAndMessage) {
 
 TEST(LoggerTest, ThrowingSinkNeverEscapes) {
   Logger& log = get_logger("test.throwing");
-  log.set_sink([](LogLevel, std::string_view, std::string_view) { throw std::runtime_error("sink broke"); });
+  log.set_sink(
+      [](LogLevel, std::string_view, std::string_view) { throw std::runtime_error("sink broke"); });
   ::testing::internal::CaptureStderr();
   EXPECT_NO_THROW(log.warning("kept"));
   const std::string err = ::testing::internal::GetCapturedStderr();
   log.set_sink({});
-  EXPECT_EQ(err, "ERROR:test.throwing:log sink threw; message follows\nWARNING:test.throwing:kept\n");
+  EXPECT_EQ(err,
+            "ERROR:test.throwing:log sink threw; message follows\nWARNING:test.throwing:kept\n");
 }
 
 TEST(LoggerTest, DefaultSinkWritesPythonBasicConfigFormat) {

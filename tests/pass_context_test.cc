@@ -16,7 +16,8 @@ using ::passtiming::testing::named_pass;
 /// Logs every callback as "<id>:<callback>[:<pass>]" into a shared journal.
 class JournalInstrument : public PassInstrument {
  public:
-  JournalInstrument(std::string id, std::vector<std::string>& journal) : id_(std::move(id)), journal_(journal) {}
+  JournalInstrument(std::string id, std::vector<std::string>& journal)
+      : id_(std::move(id)), journal_(journal) {}
   std::string_view name() const override { return id_; }
   void enter_pass_ctx() override {
     journal_.push_back(id_ + ":enter");
@@ -111,11 +112,9 @@ TEST(PassContextTest, NestedPassesNestCallbacks) {
   auto pipeline = make_sequential({named_pass("x"), named_pass("y")}, "seq");
   (*pipeline)(IRModule());
   EXPECT_EQ(j, (Journal{"a:should_run:seq", "b:should_run:seq", "a:before:seq", "b:before:seq",
-                        "a:should_run:x", "b:should_run:x", "a:before:x", "b:before:x",
-                        "a:after:x", "b:after:x",
-                        "a:should_run:y", "b:should_run:y", "a:before:y", "b:before:y",
-                        "a:after:y", "b:after:y",
-                        "a:after:seq", "b:after:seq"}));
+                        "a:should_run:x", "b:should_run:x", "a:before:x", "b:before:x", "a:after:x",
+                        "b:after:x", "a:should_run:y", "b:should_run:y", "a:before:y", "b:before:y",
+                        "a:after:y", "b:after:y", "a:after:seq", "b:after:seq"}));
 }
 
 TEST(PassContextTest, ThrowingPassGetsNoAfterCallbacksAndExitStillRuns) {
@@ -131,9 +130,9 @@ TEST(PassContextTest, ThrowingPassGetsNoAfterCallbacksAndExitStillRuns) {
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "pass failed");
   }
-  EXPECT_EQ(j, (Journal{"a:enter", "a:should_run:seq", "a:before:seq", "a:should_run:ok",
-                        "a:before:ok", "a:after:ok", "a:should_run:boom", "a:before:boom",
-                        "a:exit"}));
+  EXPECT_EQ(
+      j, (Journal{"a:enter", "a:should_run:seq", "a:before:seq", "a:should_run:ok", "a:before:ok",
+                  "a:after:ok", "a:should_run:boom", "a:before:boom", "a:exit"}));
 }
 
 TEST(PassContextTest, OptLevelAndDisabledPassesFilterSequential) {

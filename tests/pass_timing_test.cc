@@ -36,9 +36,8 @@ TEST(PassTimingInstrumentTest, NestedSelfTimeThroughPassContext) {
   TileLangPassTimingInstrument timing(0.0, clock);
   PassContext ctx({.instruments = {timing.instrument()}});
   run_nested(ctx);
-  EXPECT_EQ(timing.records(),
-            (std::vector<PassTimingRecord>{{"parent", 5.0, 0, 3.0, 0, "matmul"},
-                                           {"child", 2.0, 1, 2.0, 1, "matmul"}}));
+  EXPECT_EQ(timing.records(), (std::vector<PassTimingRecord>{{"parent", 5.0, 0, 3.0, 0, "matmul"},
+                                                             {"child", 2.0, 1, 2.0, 1, "matmul"}}));
   EXPECT_DOUBLE_EQ(timing.total_duration_s(), 5.0);
   EXPECT_EQ(clock->reads(), 6u);
 }
@@ -58,7 +57,8 @@ TEST(PassTimingInstrumentTest, ReportMatchesGolden) {
     auto scope = ctx.enter();
     (*parent)(IRModule());
   }
-  EXPECT_EQ(timing.report("stage=jit-lower, kernel=matmul"), golden("report/spec_example_context.txt"));
+  EXPECT_EQ(timing.report("stage=jit-lower, kernel=matmul"),
+            golden("report/spec_example_context.txt"));
 }
 
 TEST(PassTimingInstrumentTest, PrintReportLogsAtInfoWithLeadingNewline) {
@@ -145,7 +145,8 @@ TEST(PassTimingInstrumentTest, ThresholdHidesFastPasses) {
   const std::string report = timing.report();
   EXPECT_NE(report.find("  1  slow "), std::string::npos);
   EXPECT_EQ(report.find(" fast "), std::string::npos);
-  EXPECT_NE(report.find("(1 passes skipped - under 10.0ms inclusive threshold)"), std::string::npos);
+  EXPECT_NE(report.find("(1 passes skipped - under 10.0ms inclusive threshold)"),
+            std::string::npos);
   EXPECT_NE(report.find("Total: 0.0250s (2 passes)"), std::string::npos);
 }
 
@@ -162,8 +163,9 @@ TEST(PassTimingInstrumentTest, FailingPassLeavesNoFrameAndWarnsOnExit) {
         (*pipeline)(IRModule());
       },
       std::runtime_error);
-  EXPECT_EQ(log.messages(LogLevel::warning),
-            std::vector<std::string>{"Discarding 2 incomplete pass timing frame(s): pipeline, boom"});
+  EXPECT_EQ(
+      log.messages(LogLevel::warning),
+      std::vector<std::string>{"Discarding 2 incomplete pass timing frame(s): pipeline, boom"});
   ASSERT_EQ(timing.records().size(), 1u);
   EXPECT_EQ(timing.records()[0].name, "ok");
 }
@@ -191,7 +193,9 @@ TEST(PassTimingInstrumentTest, ReportGuardFiresDuringException) {
 
 TEST(PassTimingInstrumentTest, ReportGuardWithNullTimingDoesNothing) {
   LogCapture log;
-  { auto guard = report_pass_timing_on_exit(nullptr, "ctx"); }
+  {
+    auto guard = report_pass_timing_on_exit(nullptr, "ctx");
+  }
   EXPECT_TRUE(log.entries.empty());
 }
 

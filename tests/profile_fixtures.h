@@ -30,9 +30,7 @@ inline Profile run_sample_session(OutputSettings outputs = {}, double host_s = 0
   PassTimingTool session(0.0, clock, std::move(outputs));
   auto child = named_pass("child");
   auto parent = make_module_pass(
-      [child](IRModule, PassContext& c) {
-        return (*child)(IRModule({{"f", "matmul"}}), c);
-      },
+      [child](IRModule, PassContext& c) { return (*child)(IRModule({{"f", "matmul"}}), c); },
       {"parent", 0, {}});
   clock->script({0, 0, 1 * kSecond, 3 * kSecond, 5 * kSecond, 5 * kSecond});
   {

@@ -87,7 +87,8 @@ std::string load_error(const std::string& path) {
 }
 
 /// The text of `text` with line `line` (1-based) replaced by `replacement`.
-std::string replace_line(const std::string& text, std::size_t line, const std::string& replacement) {
+std::string replace_line(const std::string& text, std::size_t line,
+                         const std::string& replacement) {
   std::size_t begin = 0;
   for (std::size_t i = 1; i < line; ++i) begin = text.find('\n', begin) + 1;
   const std::size_t end = text.find('\n', begin);
@@ -149,7 +150,8 @@ TEST(ProfileJsonStreamTest, OtherLayoutsAreLeftToTheWholeFileReader) {
   for (const std::string& layout : layouts) {
     const std::string path = dir.write("p.json", layout);
     EXPECT_FALSE(stream(path).has_value());
-    EXPECT_EQ(profile_to_json(load_profile(path)), profile_to_json(parse_profile_text(layout, "x")));
+    EXPECT_EQ(profile_to_json(load_profile(path)),
+              profile_to_json(parse_profile_text(layout, "x")));
   }
   // Unknown keys are ignored by both readers. A record whose last key holds an
   // array ends its line with "]}," as the last record of a section does; the

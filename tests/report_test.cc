@@ -48,7 +48,8 @@ TEST(ReportTest, MatchesSpecExampleWithThreshold) {
   Section s;
   add_record(s, "slow", 0, 0, 20 * kMs, 15 * kMs);
   add_record(s, "fast", 0, 1, 5 * kMs, 5 * kMs);
-  EXPECT_EQ(render_report(s, 10.0, std::nullopt), testing::golden("report/spec_example_threshold.txt"));
+  EXPECT_EQ(render_report(s, 10.0, std::nullopt),
+            testing::golden("report/spec_example_threshold.txt"));
 }
 
 TEST(ReportTest, NoRecords) {
@@ -168,8 +169,10 @@ TEST(ReportTest, ZeroTotalGivesZeroPercent) {
   sm.after(0, "instant");
   sm.exit(0);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
-  EXPECT_NE(text.find("  1  instant                                        0.0000s    0.0000s    0.0%    0.0%"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          "  1  instant                                        0.0000s    0.0000s    0.0%    0.0%"),
+      std::string::npos);
 }
 
 TEST(ReportTest, RoundsLikePython) {
@@ -183,11 +186,15 @@ TEST(ReportTest, RoundsLikePython) {
   sm.after(50'000 + 150'000, "b");  // 0.00015 = 1.49999999999999993e-04 -> 0.0001
   sm.exit(200'000);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
-  EXPECT_NE(text.find("  1  a                                              0.0001s    0.0001s   25.0%   25.0%"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "  1  a                                              0.0001s    0.0001s   25.0%   25.0%"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("  2  b                                              0.0001s    0.0001s   75.0%   75.0%"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "  2  b                                              0.0001s    0.0001s   75.0%   75.0%"),
+      std::string::npos)
       << text;
 }
 
@@ -203,8 +210,17 @@ TEST(ReportTest, FastNumberFormattingAgreesWithFmtEverywhere) {
     return x;
   };
   Section s;
-  const Nanoseconds special[] = {0, 1, 49'999, 50'000, 50'001, 149'999, 150'000, 250'000,
-                                 99'999'950'000, 123'456'789'050'000, 3'999'999'999'950'000};
+  const Nanoseconds special[] = {0,
+                                 1,
+                                 49'999,
+                                 50'000,
+                                 50'001,
+                                 149'999,
+                                 150'000,
+                                 250'000,
+                                 99'999'950'000,
+                                 123'456'789'050'000,
+                                 3'999'999'999'950'000};
   std::uint32_t seq = 0;
   for (Nanoseconds ns : special) add_record(s, "p", 0, seq++, ns, ns / 3);
   for (int i = 0; i < 3000; ++i) {
@@ -220,9 +236,8 @@ TEST(ReportTest, FastNumberFormattingAgreesWithFmtEverywhere) {
   for (std::size_t i = 0; i < s.records.size(); ++i) {
     const Record& r = s.records[i];
     const double incl = to_seconds(r.inclusive_ns), self = to_seconds(r.self_ns);
-    const std::string expected =
-        fmt::format("{:>9.4f}s {:>9.4f}s {:>6.1f}% {:>6.1f}%\n", incl, self, incl / total * 100,
-                    self / total * 100);
+    const std::string expected = fmt::format("{:>9.4f}s {:>9.4f}s {:>6.1f}% {:>6.1f}%\n", incl,
+                                             self, incl / total * 100, self / total * 100);
     pos = text.find('\n', text.find(fmt::format("\n{:>3}  p ", i + 1), pos) + 1);
     const std::size_t row_end = pos + 1;
     ASSERT_GE(row_end, expected.size());
@@ -248,8 +263,8 @@ TEST(ReportTest, StreamedReportIsTheSameTextInPieces) {
   Section& big = profile.sections.back();
   big.context = "stage=lower";
   for (std::uint32_t i = 0; i < 4000; ++i) {
-    add_record(big, fmt::format("tl.Pass{}", i % 37), static_cast<std::uint16_t>(i % 3 ? 1 : 0),
-               i, (i % 97) * kMs + 17, (i % 13) * kMs);
+    add_record(big, fmt::format("tl.Pass{}", i % 37), static_cast<std::uint16_t>(i % 3 ? 1 : 0), i,
+               (i % 97) * kMs + 17, (i % 13) * kMs);
   }
   profile.sections.push_back(nested_section());
   std::vector<std::string> pieces;
@@ -272,10 +287,12 @@ TEST(EscapeTest, PlainTextIsUnchanged) {
 TEST(EscapeTest, ControlCharactersAndBadBytesAreEscaped) {
   EXPECT_EQ(escape_for_terminal("a\x1b[31mred\x07"), "a\\x1b[31mred\\x07");
   EXPECT_EQ(escape_for_terminal("new\nline\ttab\x7f"), "new\\x0aline\\x09tab\\x7f");
-  EXPECT_EQ(escape_for_terminal("\xC2\x9B" "2J"), "\\u009b2J");       // C1 CSI
-  EXPECT_EQ(escape_for_terminal("bad\xFF\xC3"), "bad\\xff\\xc3");      // invalid, truncated
-  EXPECT_EQ(escape_for_terminal("\xED\xA0\x80"), "\\xed\\xa0\\x80");   // surrogate
-  EXPECT_EQ(escape_for_terminal("\xC0\xAF"), "\\xc0\\xaf");            // overlong
+  EXPECT_EQ(escape_for_terminal("\xC2\x9B"
+                                "2J"),
+            "\\u009b2J");                                             // C1 CSI
+  EXPECT_EQ(escape_for_terminal("bad\xFF\xC3"), "bad\\xff\\xc3");     // invalid, truncated
+  EXPECT_EQ(escape_for_terminal("\xED\xA0\x80"), "\\xed\\xa0\\x80");  // surrogate
+  EXPECT_EQ(escape_for_terminal("\xC0\xAF"), "\\xc0\\xaf");           // overlong
 }
 
 TEST(ReportTest, HostileNamesCannotReachTheTerminal) {

@@ -35,7 +35,9 @@ TEST(PassTimingToolTest, ReportsEverySectionOnceWhenItEnds) {
     clock->script({0, 0, 1 * kS, 3 * kS, 5 * kS, 5 * kS});
     run_in(session, "stage=jit-lower, kernel=matmul", parent);
     PassContext empty({.instruments = session.instruments_for("stage=codegen")});
-    { auto scope = empty.enter(); }
+    {
+      auto scope = empty.enter();
+    }
     EXPECT_TRUE(log.entries.empty());
   }
   ASSERT_EQ(log.entries.size(), 1u);
@@ -50,7 +52,8 @@ TEST(PassTimingToolTest, ReportsWhenTheSessionEndsByAnExceptionAndKeepsIt) {
   try {
     PassTimingTool session;
     run_in(session, "stage=lower", named_pass("lower"));
-    run_in(session, "stage=codegen", named_pass("codegen", [] { throw std::runtime_error("no target"); }));
+    run_in(session, "stage=codegen",
+           named_pass("codegen", [] { throw std::runtime_error("no target"); }));
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "no target");
@@ -92,12 +95,14 @@ TEST(PassTimingToolTest, ProfileHasOneLabelledSectionPerContext) {
 TEST(PassTimingToolTest, FromSettings) {
   EXPECT_EQ(PassTimingTool::from_settings({}, MapEnvironment()), nullptr);
   auto session = PassTimingTool::from_settings(
-      {}, MapEnvironment({{"TILELANG_PASS_PROFILE", "1"}, {"TILELANG_PASS_PROFILE_THRESHOLD_MS", "3"}}));
+      {}, MapEnvironment(
+              {{"TILELANG_PASS_PROFILE", "1"}, {"TILELANG_PASS_PROFILE_THRESHOLD_MS", "3"}}));
   ASSERT_NE(session, nullptr);
   EXPECT_EQ(session->threshold_ms(), 3.0);
   LogCapture log;
   session.reset();
-  EXPECT_EQ(log.messages(LogLevel::info), std::vector<std::string>{"\n[tilelang pass timing] No passes recorded."});
+  EXPECT_EQ(log.messages(LogLevel::info),
+            std::vector<std::string>{"\n[tilelang pass timing] No passes recorded."});
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ TEST(TimingStateMachineTest, UnmatchedAfterOnEmptyStack) {
   sm.after(1, "ghost");
   EXPECT_TRUE(sm.section().records.empty());
   EXPECT_EQ(log.messages(LogLevel::warning),
-            std::vector<std::string>{"Ignoring unmatched pass timing callback for ghost (expected <none>)"});
+            std::vector<std::string>{
+                "Ignoring unmatched pass timing callback for ghost (expected <none>)"});
 }
 
 TEST(TimingStateMachineTest, UnmatchedAfterClearsTheStack) {
@@ -198,7 +199,8 @@ class RecordingObserver final : public EventObserver {
                      std::string(kernel) + " " + std::to_string(tid));
   }
   void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override {
-    events.push_back("after " + std::to_string(t) + " " + std::string(pass) + " " + std::to_string(tid));
+    events.push_back("after " + std::to_string(t) + " " + std::string(pass) + " " +
+                     std::to_string(tid));
   }
   void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
                ThreadKey tid) noexcept override {
@@ -240,7 +242,9 @@ TEST(SectionTest, OrderBySequenceHandlesGapsAndRepeats) {
   EXPECT_TRUE(Section().order_by_sequence().empty());
 }
 
-TEST(TimingStateMachineTest, RecordIsFortyEightBytes) { EXPECT_EQ(sizeof(Record), 48u); }
+TEST(TimingStateMachineTest, RecordIsFortyEightBytes) {
+  EXPECT_EQ(sizeof(Record), 48u);
+}
 
 }  // namespace
 }  // namespace passtiming

@@ -34,7 +34,8 @@ TEST(TimingStateUnitTest, APassOnTheUnitOfThePassAroundItTakesItsLabelWithoutLoo
   const int module = 0;
   const int function = 0;
   int calls = 0;
-  sm.before_now_on_unit(clock, "ModuleToFunctionPassAdaptor", &module, CountingLabel{"m.c", &calls});
+  sm.before_now_on_unit(clock, "ModuleToFunctionPassAdaptor", &module,
+                        CountingLabel{"m.c", &calls});
   sm.before_now_on_unit(clock, "PassManager<Function>", &function, CountingLabel{"main", &calls});
   // Same unit as the frame below: its label, and the function is not called.
   sm.before_now_on_unit(clock, "InstCombinePass", &function, CountingLabel{"WRONG", &calls});

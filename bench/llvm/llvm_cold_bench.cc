@@ -48,18 +48,20 @@ constexpr std::size_t kCodeBlocks = 2'048;  ///< 64 bytes each: 128 KiB of code
 
 /// Names from an -O2 pipeline, short ones (kept inside std::string) and long
 /// ones (on the heap) alike.
+// clang-format off
 constexpr std::array<const char*, kPassesPerFunction> kPassNames = {
-    "InstCombinePass",       "SimplifyCFGPass",          "SROAPass",
-    "EarlyCSEPass",          "GVNPass",                  "SCCPPass",
-    "ADCEPass",              "DSEPass",                  "MemCpyOptPass",
-    "JumpThreadingPass",     "CorrelatedValuePropagationPass",
-    "ReassociatePass",       "LoopSimplifyPass",         "LCSSAPass",
-    "LICMPass",              "LoopRotatePass",           "IndVarSimplifyPass",
-    "LoopDeletionPass",      "LoopFullUnrollPass",       "MergedLoadStoreMotionPass",
-    "BDCEPass",              "AggressiveInstCombinePass", "ConstraintEliminationPass",
-    "TailCallElimPass",      "LibCallsShrinkWrapPass",   "PGOMemOPSizeOpt",
-    "SpeculativeExecutionPass", "VectorCombinePass",     "LoopUnrollPass",
-    "SLPVectorizerPass",     "LoopVectorizePass",        "AlignmentFromAssumptionsPass"};
+    "InstCombinePass",                "SimplifyCFGPass",                "SROAPass",
+    "EarlyCSEPass",                   "GVNPass",                        "SCCPPass",
+    "ADCEPass",                       "DSEPass",                        "MemCpyOptPass",
+    "JumpThreadingPass",              "CorrelatedValuePropagationPass", "ReassociatePass",
+    "LoopSimplifyPass",               "LCSSAPass",                      "LICMPass",
+    "LoopRotatePass",                 "IndVarSimplifyPass",             "LoopDeletionPass",
+    "LoopFullUnrollPass",             "MergedLoadStoreMotionPass",      "BDCEPass",
+    "AggressiveInstCombinePass",      "ConstraintEliminationPass",      "TailCallElimPass",
+    "LibCallsShrinkWrapPass",         "PGOMemOPSizeOpt",                "SpeculativeExecutionPass",
+    "VectorCombinePass",              "LoopUnrollPass",                 "SLPVectorizerPass",
+    "LoopVectorizePass",              "AlignmentFromAssumptionsPass"};
+// clang-format on
 
 template <std::size_t N>
 struct NamedPass : llvm::PassInfoMixin<NamedPass<N>> {
@@ -87,8 +89,8 @@ constexpr auto kCode = code_blocks(std::make_index_sequence<kCodeBlocks>());
 class Evictor {
  public:
   Evictor() {
-    void* p = ::mmap(nullptr, kEvictBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
+    void* p =
+        ::mmap(nullptr, kEvictBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     // Small pages, as most of a compiler's heap is: each page is its own
     // translation.
@@ -124,8 +126,8 @@ struct Ir {
     std::string text;
     for (std::size_t i = 0; i < kFunctions; ++i) {
       // sqlite3-like names of 14 to 30 bytes.
-      text += "define void @sqlite3Func" + std::to_string(i) +
-              std::string(i % 7 * 2, 'x') + "() {\n  ret void\n}\n";
+      text += "define void @sqlite3Func" + std::to_string(i) + std::string(i % 7 * 2, 'x') +
+              "() {\n  ret void\n}\n";
     }
     llvm::SMDiagnostic error;
     module = llvm::parseAssemblyString(text, error, context);
@@ -221,8 +223,8 @@ void feed_cold(benchmark::State& state, llvm::PassInstrumentationCallbacks* meas
   }
   for (const auto& pi : pis) {
     if (pair % kPassesPerFunction != 0) {
-      pi.runAfterPass<llvm::Function>(
-          manager, *ir.functions[pair / kPassesPerFunction % kFunctions], pa);
+      pi.runAfterPass<llvm::Function>(manager,
+                                      *ir.functions[pair / kPassesPerFunction % kFunctions], pa);
     }
     pi.runAfterPass<llvm::Module>(adaptor, m, pa);
   }

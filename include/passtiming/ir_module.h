@@ -35,7 +35,8 @@ class IRModule {
  public:
   IRModule() = default;
   explicit IRModule(std::vector<Function> functions);
-  IRModule(std::initializer_list<Function> functions) : IRModule(std::vector<Function>(functions)) {}
+  IRModule(std::initializer_list<Function> functions)
+      : IRModule(std::vector<Function>(functions)) {}
 
   const std::vector<Function>& functions() const { return functions_; }
   void add_function(Function function);

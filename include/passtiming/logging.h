@@ -62,6 +62,7 @@ class Logger {
 Logger& get_logger(std::string_view name);
 
 /// Writes `LEVEL:name:message\n` to stderr in one call.
-void write_default_log_line(LogLevel level, std::string_view logger, std::string_view message) noexcept;
+void write_default_log_line(LogLevel level, std::string_view logger,
+                            std::string_view message) noexcept;
 
 }  // namespace passtiming

@@ -25,7 +25,9 @@ class Pass {
   const PassInfo& info() const { return info_; }
 
   /// Runs the pass in PassContext::current(), instrumented.
-  IRModule operator()(IRModule mod) const { return (*this)(std::move(mod), PassContext::current()); }
+  IRModule operator()(IRModule mod) const {
+    return (*this)(std::move(mod), PassContext::current());
+  }
   /// Runs the pass in `context`: before-callbacks (or a veto, and the module
   /// comes back unchanged), the pass, after-callbacks. An exception from the
   /// pass propagates with no after-callbacks.

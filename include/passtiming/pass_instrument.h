@@ -23,7 +23,8 @@ struct PassInfo {
 /// An observer of a PassContext. Every callback has a do-nothing default.
 ///
 ///     class Printer : public passtiming::PassInstrument {
-///       void run_before_pass(const IRModule&, const PassInfo& info) override { puts(info.name.c_str()); }
+///       void run_before_pass(const IRModule&, const PassInfo& info) override {
+///       puts(info.name.c_str()); }
 ///     };
 class PassInstrument {
  public:

@@ -26,30 +26,32 @@ enum RecordFlags : std::uint16_t {
 /// million pass executions stays small. Strings live in the section's
 /// NameTable.
 struct Record {
-  NameId name = 0;                ///< pass name
-  NameId kernel = 0;              ///< IR-unit label; 0 is ""
-  std::uint32_t sequence = 0;     ///< order of the before-callback within the section
+  NameId name = 0;                   ///< pass name
+  NameId kernel = 0;                 ///< IR-unit label; 0 is ""
+  std::uint32_t sequence = 0;        ///< order of the before-callback within the section
   std::uint32_t parent = kNoParent;  ///< sequence of the enclosing pass, or kNoParent
-  std::uint32_t thread = 0;       ///< thread index within the section
-  std::uint16_t depth = 0;        ///< nesting depth, 0 = top level (saturates at 65535)
-  std::uint16_t flags = 0;        ///< RecordFlags
-  Nanoseconds start_ns = 0;       ///< clock value at the before-callback
-  Nanoseconds inclusive_ns = 0;   ///< after − before
-  Nanoseconds self_ns = 0;        ///< inclusive minus the children's inclusive, never negative
+  std::uint32_t thread = 0;          ///< thread index within the section
+  std::uint16_t depth = 0;           ///< nesting depth, 0 = top level (saturates at 65535)
+  std::uint16_t flags = 0;           ///< RecordFlags
+  Nanoseconds start_ns = 0;          ///< clock value at the before-callback
+  Nanoseconds inclusive_ns = 0;      ///< after − before
+  Nanoseconds self_ns = 0;           ///< inclusive minus the children's inclusive, never negative
 };
 static_assert(sizeof(Record) == 48, "a record must stay at 48 bytes");
 
 /// Seconds from nanoseconds, as one correctly rounded division: the value
 /// every renderer prints, so they all agree to the last digit.
-inline double to_seconds(Nanoseconds ns) { return static_cast<double>(ns) / 1e9; }
+inline double to_seconds(Nanoseconds ns) {
+  return static_cast<double>(ns) / 1e9;
+}
 
 /// The records of one PassContext.
 struct Section {
-  std::string context;            ///< the context label ("" when none was given)
-  std::uint64_t skipped = 0;      ///< passes vetoed by should_run
-  NameTable names;                ///< names and kernel labels of `records`
+  std::string context;                 ///< the context label ("" when none was given)
+  std::uint64_t skipped = 0;           ///< passes vetoed by should_run
+  NameTable names;                     ///< names and kernel labels of `records`
   std::vector<std::uint64_t> threads;  ///< the source's key of each Record::thread index
-  std::vector<Record> records;    ///< in completion order (a child before its parent)
+  std::vector<Record> records;         ///< in completion order (a child before its parent)
 
   std::string_view name_of(const Record& r) const { return names[r.name]; }
   std::string_view kernel_of(const Record& r) const { return names[r.kernel]; }
@@ -63,10 +65,10 @@ struct Section {
 
 /// Where and when a profile was made.
 struct ProfileMetadata {
-  std::string tool;          ///< e.g. "passtiming 0.1.0"
-  std::string command;       ///< the command line of the profiled process
-  std::string host;          ///< host name
-  std::string start_time;    ///< ISO 8601, UTC
+  std::string tool;        ///< e.g. "passtiming 0.1.0"
+  std::string command;     ///< the command line of the profiled process
+  std::string host;        ///< host name
+  std::string start_time;  ///< ISO 8601, UTC
   std::int64_t pid = 0;
 };
 

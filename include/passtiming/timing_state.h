@@ -64,8 +64,7 @@ class TimingStateMachine {
   void enter(Nanoseconds t, std::string_view context = {});
 
   /// `run_before_pass` at time `t`: pushes a frame on `tid`'s stack.
-  void before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-              ThreadKey tid = 0);
+  void before(Nanoseconds t, std::string_view pass, std::string_view kernel, ThreadKey tid = 0);
 
   /// `run_before_pass` for a live source: the frame is pushed first and the
   /// clock read last, so the bookkeeping stays outside the measured time.
@@ -124,8 +123,8 @@ class TimingStateMachine {
   /// N of NAME is not running on thread T") and the frame nests as in
   /// before(). Returns the new frame's sequence, which later frames may name
   /// as their parent.
-  std::uint32_t before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                       ThreadKey tid, const ParentRef* parent);
+  std::uint32_t before(Nanoseconds t, std::string_view pass, std::string_view kernel, ThreadKey tid,
+                       const ParentRef* parent);
   /// before_now() with a parent, as above; returns the new frame's sequence.
   std::uint32_t before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
                            ThreadKey tid, const ParentRef* parent);
@@ -134,9 +133,10 @@ class TimingStateMachine {
   /// another pass, logs "Ignoring unmatched pass timing callback for NAME
   /// (expected TOP)", clears that stack and records nothing. Otherwise pops
   /// the frame and records it. `flags` are stored on the record.
-  void after(Nanoseconds t, std::string_view pass, ThreadKey tid = 0,
-             std::uint16_t flags = 0) {
-    if (observer_ != nullptr) [[unlikely]] observer_->on_after(t, pass, tid);
+  void after(Nanoseconds t, std::string_view pass, ThreadKey tid = 0, std::uint16_t flags = 0) {
+    if (observer_ != nullptr) [[unlikely]] {
+      observer_->on_after(t, pass, tid);
+    }
     ThreadStack& stack = stack_for(tid);
     if (stack.frames.empty() || !is_name(stack.frames.back().name, pass)) [[unlikely]] {
       ignore_unmatched(stack, pass);
@@ -222,7 +222,8 @@ class TimingStateMachine {
 
   ThreadStack& stack_for(ThreadKey tid) {
     // One thread, or the same thread as the last event: no search.
-    if (last_stack_ < stacks_.size() && stacks_[last_stack_].key == tid) return stacks_[last_stack_];
+    if (last_stack_ < stacks_.size() && stacks_[last_stack_].key == tid)
+      return stacks_[last_stack_];
     return find_or_add_stack(tid);
   }
   ThreadStack& find_or_add_stack(ThreadKey tid);

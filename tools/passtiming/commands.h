@@ -4,7 +4,6 @@
 /// CLI11 app and returns the action to run once the arguments are parsed.
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace passtiming::cli {

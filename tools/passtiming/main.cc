@@ -1,3 +1,5 @@
 #include "commands.h"
 
-int main(int argc, char** argv) { return passtiming::cli::run_cli(argc, argv); }
+int main(int argc, char** argv) {
+  return passtiming::cli::run_cli(argc, argv);
+}

@@ -24,8 +24,7 @@ Action add_report_command(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
-      "report",
-      "Print the seed-format report of a JSON profile or an event log ('-' reads stdin)");
+      "report", "Print the seed-format report of a JSON profile or an event log ('-' reads stdin)");
   sub->add_option("EVENTS", options->input, "JSON profile or JSON Lines event log")->required();
   sub->add_option("--threshold-ms", options->threshold,
                   "hide passes whose inclusive time is under this many milliseconds");

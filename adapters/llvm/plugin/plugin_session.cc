@@ -107,9 +107,7 @@ void PipelineSession::finish() noexcept {
     }
 
     switch (settings_.report) {
-      case ReportTarget::standard_error:
-        write_to_stderr(report + "\n");
-        break;
+      case ReportTarget::standard_error: write_to_stderr(report + "\n"); break;
       case ReportTarget::file:
         try {
           if (!outputs.report_file_text.empty()) outputs.report_file_text += "\n\n";
@@ -119,8 +117,7 @@ void PipelineSession::finish() noexcept {
           print_error(fmt::format("{}: {}", kReportSetting.environment, e.what()));
         }
         break;
-      case ReportTarget::off:
-        break;
+      case ReportTarget::off: break;
     }
 
     outputs.profile.sections.push_back(std::move(section));
