@@ -14,13 +14,12 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
-#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Support/SourceMgr.h>
 
 #include <chrono>
 #include <memory>
 
-#include "passtiming/llvm.h"
+#include "instruments.h"
 
 namespace {
 
@@ -99,24 +98,17 @@ void BM_NoInstrumentation(benchmark::State& state) {
 BENCHMARK(BM_NoInstrumentation)->Iterations(kPairs);
 
 void BM_TimePassesHandler(benchmark::State& state) {
-  // Its report (printed when it is destroyed) is not part of the per-pass
-  // cost: it goes to a string that outlives the handler.
-  std::string sink;
-  llvm::raw_string_ostream out(sink);
   llvm::PassInstrumentationCallbacks pic;
-  llvm::TimePassesHandler handler(/*Enabled=*/true);
-  handler.setOutStream(out);
-  handler.registerCallbacks(pic);
+  passtiming::bench::TimePassesInstrument handler(pic);
   feed(state, &pic);
 }
 BENCHMARK(BM_TimePassesHandler)->Iterations(kPairs);
 
 void BM_PasstimingInstrument(benchmark::State& state) {
   llvm::PassInstrumentationCallbacks pic;
-  passtiming::llvm::TimingInstrument timing;
-  timing.register_callbacks(pic);
+  passtiming::bench::PasstimingInstrument timing(pic);
   feed(state, &pic);
-  benchmark::DoNotOptimize(timing.section().records.size());
+  benchmark::DoNotOptimize(timing.records());
 }
 BENCHMARK(BM_PasstimingInstrument)->Iterations(kPairs);
 

@@ -22,7 +22,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
-#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Support/SourceMgr.h>
 #include <sys/mman.h>
 
@@ -34,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "passtiming/llvm.h"
+#include "instruments.h"
 
 namespace {
 
@@ -251,22 +250,17 @@ void BM_ColdEmptyCallbacks(benchmark::State& state) {
 BENCHMARK(BM_ColdEmptyCallbacks)->Iterations(kColdPairs)->UseManualTime();
 
 void BM_ColdTimePassesHandler(benchmark::State& state) {
-  std::string sink;
-  llvm::raw_string_ostream out(sink);
   llvm::PassInstrumentationCallbacks pic;
-  llvm::TimePassesHandler handler(/*Enabled=*/true);
-  handler.setOutStream(out);
-  handler.registerCallbacks(pic);
+  passtiming::bench::TimePassesInstrument handler(pic);
   feed_cold(state, &pic);
 }
 BENCHMARK(BM_ColdTimePassesHandler)->Iterations(kColdPairs)->UseManualTime();
 
 void BM_ColdPasstiming(benchmark::State& state) {
   llvm::PassInstrumentationCallbacks pic;
-  passtiming::llvm::TimingInstrument timing;
-  timing.register_callbacks(pic);
+  passtiming::bench::PasstimingInstrument timing(pic);
   feed_cold(state, &pic);
-  benchmark::DoNotOptimize(timing.section().records.size());
+  benchmark::DoNotOptimize(timing.records());
 }
 BENCHMARK(BM_ColdPasstiming)->Iterations(kColdPairs)->UseManualTime();
 
