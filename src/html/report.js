@@ -93,44 +93,97 @@
   app.appendChild(header);
 
   // ---- flame chart -------------------------------------------------------
-  /// Lays out one section: per thread a lane of bars. A bar's width is its
-  /// inclusive time over the section's scale (the longest thread's top-level
-  /// time); bars sit in start order with idle time between passes removed,
-  /// children inside their parent from its left edge, so top-level bars fill
-  /// the longest lane and children never overhang their parent.
+  /// Bars narrower than this are not drawn one by one. Adjacent narrow
+  /// siblings become one grey "N passes" bar that stands for them and all
+  /// their descendants; clicking it zooms in. An element per record would
+  /// cost a browser minutes on a large compile (sqlite3.c runs 290,000
+  /// passes), and a bar under a pixel shows nothing anyway.
+  const MIN_BAR_PX = 1;
+
+  /// Lays out one section: per thread a lane of bars. A bar's extent is in
+  /// packed nanoseconds: bars sit in start order with idle time between
+  /// passes removed, children inside their parent from its left edge, so
+  /// top-level bars fill the lane and children never overhang their parent.
+  /// The section's scale is the longest thread's top-level time. Each bar
+  /// knows its parent bar and how many records its subtree holds.
   function layoutSection(s) {
-    const bySeq = new Map();
+    const bySeq = new Map();    // sequence -> bar
     const lanes = new Map();
-    for (const r of s.records) {
-      bySeq.set(r[SEQ], r);
-      if (!lanes.has(r[THREAD])) lanes.set(r[THREAD], {thread: r[THREAD], total: 0, depth: 0, bars: []});
-    }
-    const offset = new Map();   // sequence -> left edge, in ns of packed time
-    const cursor = new Map();   // sequence -> next free ns inside the record
-    const width = new Map();    // sequence -> drawn width in ns
     for (const r of s.records) {  // records arrive in sequence (start) order
-      const lane = lanes.get(r[THREAD]);
+      let lane = lanes.get(r[THREAD]);
+      if (!lane) lanes.set(r[THREAD], lane = {thread: r[THREAD], total: 0, depth: 0, bars: []});
       const parent = r[PARENT] >= 0 ? bySeq.get(r[PARENT]) : undefined;
       let left, room;
-      if (parent && width.has(parent[SEQ])) {
-        left = cursor.get(parent[SEQ]);
-        room = offset.get(parent[SEQ]) + width.get(parent[SEQ]) - left;
+      if (parent) {
+        left = parent.cursor;
+        room = parent.left + parent.width - left;
       } else {
         left = lane.total;
         room = Infinity;
       }
-      const w = Math.max(0, Math.min(r[INCL], room));
-      offset.set(r[SEQ], left);
-      cursor.set(r[SEQ], left);
-      width.set(r[SEQ], w);
-      if (parent && width.has(parent[SEQ])) cursor.set(parent[SEQ], left + w);
-      else lane.total += w;
+      const bar = {r: r, parent: parent, left: left, width: Math.max(0, Math.min(r[INCL], room)),
+                   cursor: left, count: 1};
+      if (parent) parent.cursor = left + bar.width;
+      else lane.total += bar.width;
+      bySeq.set(r[SEQ], bar);
       lane.depth = Math.max(lane.depth, r[DEPTH]);
-      lane.bars.push({r: r, left: left, width: w});
+      lane.bars.push(bar);
     }
     let scale = 0;
-    for (const lane of lanes.values()) scale = Math.max(scale, lane.total);
+    for (const lane of lanes.values()) {
+      scale = Math.max(scale, lane.total);
+      for (let i = lane.bars.length - 1; i >= 0; i--) {
+        const bar = lane.bars[i];
+        if (bar.parent) bar.parent.count += bar.count;
+      }
+    }
     return {lanes: [...lanes.values()].sort((a, b) => a.thread - b.thread), scale: scale};
+  }
+
+  /// Whether a bar overlaps the view [from, to]; a bar of no width counts
+  /// when it sits on the view's edge.
+  function inView(bar, view) {
+    const right = bar.left + bar.width;
+    return bar.width > 0 ? right > view.from && bar.left < view.to
+                         : bar.left >= view.from && bar.left <= view.to;
+  }
+
+  /// What one lane draws for a view: every bar in view at least MIN_BAR_PX
+  /// wide, clipped to the view, and for each run of narrower siblings one
+  /// merged bar. Descendants of a narrow bar are inside it and not drawn.
+  function visibleBars(lane, view, nsPerPx) {
+    const drawn = new Set();
+    const pending = new Map();  // parent bar (or the lane) -> open merged run
+    const out = [];
+    const close = (key) => {
+      const run = pending.get(key);
+      if (run) { out.push(run); pending.delete(key); }
+    };
+    for (const bar of lane.bars) {
+      if (bar.parent && !drawn.has(bar.parent)) continue;
+      if (!inView(bar, view)) continue;
+      const left = Math.max(bar.left, view.from);
+      const right = Math.min(bar.left + bar.width, view.to);
+      const key = bar.parent || lane;
+      if (right - left >= MIN_BAR_PX * nsPerPx) {
+        close(key);
+        drawn.add(bar);
+        out.push({bar: bar, left: left, right: right, count: 1});
+        continue;
+      }
+      const run = pending.get(key);
+      if (run) {
+        run.right = right;
+        run.count += bar.count;
+        run.members++;
+        run.incl += bar.r[INCL];
+      } else {
+        pending.set(key, {merged: true, depth: bar.r[DEPTH], parent: bar.parent, left: left, right: right,
+                          count: bar.count, members: 1, incl: bar.r[INCL]});
+      }
+    }
+    for (const key of [...pending.keys()]) close(key);
+    return out;
   }
 
   /// A time axis with ticks at round values (1, 2 or 5 times a power of
@@ -150,55 +203,136 @@
     return node;
   }
 
+  /// Tooltip rows for a drawn bar or a merged run.
+  function barRows(s, item, total) {
+    if (item.merged) {
+      return ['passes, too narrow to draw', [
+        ['executions', item.count + (item.count > item.members ? '  (' + item.members + ' at this depth)' : '')],
+        ['inclusive', duration(item.incl) + '  (' + percent(item.incl, total) + ')'],
+        ['depth', item.depth], ['', 'click to zoom in']]];
+    }
+    const r = item.bar.r;
+    const rows = [['kernel', s.names[r[KERNEL]] || '\u2013'],
+                  ['inclusive', duration(r[INCL]) + '  (' + percent(r[INCL], total) + ')'],
+                  ['self', duration(r[SELF]) + '  (' + percent(r[SELF], total) + ')'],
+                  ['depth', r[DEPTH]], ['sequence', r[SEQ]]];
+    if (item.bar.count > 1) rows.push(['passes inside', item.bar.count - 1]);
+    if (r[FLAGS] & FAILED) rows.push(['status', 'failed']);
+    return [s.names[r[NAME]], rows];
+  }
+
+  /// One thread's lane: drawn for the whole section, or zoomed into a bar
+  /// (click a bar; the button or Escape zooms out). It draws again when
+  /// the window's width changes, since what is narrow depends on it.
+  function flameLane(s, index, total, lane, scale) {
+    const node = el('div', 'lane');
+    node.dataset.section = index;
+    node.dataset.thread = lane.thread;
+    const head = el('div', 'lane-label');
+    let label = 'thread ' + lane.thread;
+    const key = s.threads[lane.thread];
+    if (key !== undefined && key !== lane.thread) label += ' (tid ' + key + ')';
+    const where = el('span', 'zoom-where');
+    const reset = el('button', 'zoom-reset', 'Show whole lane');
+    reset.type = 'button';
+    head.append(label, where, reset);
+    const body = el('div', 'lane-body');
+    body.style.height = ((Math.min(lane.depth, 200) + 1) * ROW_PX) + 'px';
+    const axisSlot = el('div');
+    node.append(head, body, axisSlot);
+    const whole = {from: 0, to: scale, depth: 0, title: ''};
+    let view = whole, drawnWidth = 0;
+    const items = new WeakMap();  // element -> what it draws
+
+    function draw() {
+      drawnWidth = body.clientWidth;
+      const span = Math.max(1, view.to - view.from);
+      const nsPerPx = span / Math.max(1, drawnWidth);
+      const list = visibleBars(lane, view, nsPerPx);
+      const frac = 100 / span;
+      const nodes = [];
+      let levelNs = 0, expected = 0;
+      for (const bar of lane.bars) {
+        if (bar.r[DEPTH] >= view.depth && inView(bar, view)) expected++;
+      }
+      for (const item of list) {
+        const depth = item.merged ? item.depth : item.bar.r[DEPTH];
+        const failed = !item.merged && (item.bar.r[FLAGS] & FAILED);
+        const bar = el('div', 'bar' + (item.merged ? ' merged' : '') + (failed ? ' failed' : ''));
+        const parent = item.merged ? item.parent : item.bar.parent;
+        bar.dataset.parent = parent ? parent.r[SEQ] : -1;
+        bar.dataset.depth = depth;
+        bar.dataset.count = item.count;
+        if (item.merged) bar.dataset.seq = 'm' + nodes.length;
+        else bar.dataset.seq = item.bar.r[SEQ];
+        bar.style.left = ((item.left - view.from) * frac) + '%';
+        bar.style.width = ((item.right - item.left) * frac) + '%';
+        bar.style.top = (Math.min(depth, 200) * ROW_PX) + 'px';
+        const name = item.merged ? item.count + ' passes' : s.names[item.bar.r[NAME]];
+        if (!item.merged) bar.style.background = color(name);
+        bar.appendChild(el('span', 'bar-label', name));
+        if (depth === view.depth) levelNs += item.right - item.left;
+        items.set(bar, item);
+        nodes.push(bar);
+      }
+      body.replaceChildren(...nodes);
+      axisSlot.replaceChildren(axis(view.to - view.from));
+      node.dataset.viewNs = view.to - view.from;
+      node.dataset.levelNs = levelNs;
+      node.dataset.zoomDepth = view.depth;
+      node.dataset.expectedBars = expected;
+      node.classList.toggle('zoomed', view !== whole);
+      where.textContent = view === whole ? '' : ' \u00b7 zoomed into ' + view.title;
+    }
+    function zoomTo(item) {
+      if (item.merged) {
+        view = {from: item.left, to: item.right, depth: item.depth,
+                title: item.count + ' passes at depth ' + item.depth + ', ' + duration(item.incl)};
+      } else {
+        const r = item.bar.r;
+        view = {from: item.bar.left, to: item.bar.left + item.bar.width, depth: r[DEPTH],
+                title: s.names[r[NAME]] + ' #' + r[SEQ] + ', ' + duration(r[INCL])};
+      }
+      hideTooltip();
+      draw();
+    }
+    function zoomOut() {
+      if (view === whole) return;
+      view = whole;
+      hideTooltip();
+      draw();
+    }
+    body.addEventListener('mouseover', (e) => {
+      const bar = e.target.closest('.bar');
+      if (!bar) { hideTooltip(); return; }
+      const [title, rows] = barRows(s, items.get(bar), total);
+      showTooltip(e, title, rows);
+    });
+    body.addEventListener('mousemove', moveTooltip);
+    body.addEventListener('mouseleave', hideTooltip);
+    body.addEventListener('click', (e) => {
+      const bar = e.target.closest('.bar');
+      if (bar) zoomTo(items.get(bar));
+    });
+    reset.addEventListener('click', zoomOut);
+    document.addEventListener('keydown', (e) => { if (e.key === 'Escape') zoomOut(); });
+    window.addEventListener('resize', () => { if (body.clientWidth !== drawnWidth) draw(); });
+    return {node: node, draw: draw};
+  }
+
+  /// The section's flame chart. Its lanes are drawn by the returned `draw`,
+  /// once the chart is in the page and has a width.
   function flameChart(s, index, total) {
     const box = el('div', 'flame');
     if (!s.records.length) {
       box.appendChild(el('p', 'empty', 'No passes completed in this section.'));
-      return box;
+      return {node: box, draw: () => {}};
     }
     const layout = layoutSection(s);
-    for (const lane of layout.lanes) {
-      const laneNode = el('div', 'lane');
-      laneNode.dataset.section = index;
-      laneNode.dataset.thread = lane.thread;
-      laneNode.dataset.totalNs = lane.total;
-      laneNode.dataset.scaleNs = layout.scale;
-      let label = 'thread ' + lane.thread;
-      const key = s.threads[lane.thread];
-      if (key !== undefined && key !== lane.thread) label += ' (tid ' + key + ')';
-      laneNode.appendChild(el('div', 'lane-label', label));
-      const body = el('div', 'lane-body');
-      body.style.height = ((Math.min(lane.depth, 200) + 1) * ROW_PX) + 'px';
-      for (const bar of lane.bars) {
-        const r = bar.r;
-        const name = s.names[r[NAME]], kernel = s.names[r[KERNEL]];
-        const node = el('div', 'bar' + (r[FLAGS] & FAILED ? ' failed' : ''));
-        node.dataset.seq = r[SEQ];
-        node.dataset.parent = r[PARENT];
-        node.dataset.depth = r[DEPTH];
-        const frac = layout.scale > 0 ? 100 / layout.scale : 0;
-        node.style.left = (bar.left * frac) + '%';
-        node.style.width = (bar.width * frac) + '%';
-        node.style.top = (Math.min(r[DEPTH], 200) * ROW_PX) + 'px';
-        node.style.background = color(name);
-        node.appendChild(el('span', 'bar-label', name));
-        const rows = [['kernel', kernel || '\u2013'],
-                      ['inclusive', duration(r[INCL]) + '  (' + percent(r[INCL], total) + ')'],
-                      ['self', duration(r[SELF]) + '  (' + percent(r[SELF], total) + ')'],
-                      ['depth', r[DEPTH]], ['sequence', r[SEQ]]];
-        if (r[FLAGS] & FAILED) rows.push(['status', 'failed']);
-        node.addEventListener('mouseenter', (e) => showTooltip(e, name, rows));
-        node.addEventListener('mousemove', moveTooltip);
-        node.addEventListener('mouseleave', hideTooltip);
-        body.appendChild(node);
-      }
-      laneNode.appendChild(body);
-      laneNode.appendChild(axis(layout.scale));
-      box.appendChild(laneNode);
-    }
-    return box;
+    const lanes = layout.lanes.map((lane) => flameLane(s, index, total, lane, layout.scale));
+    for (const lane of lanes) box.appendChild(lane.node);
+    return {node: box, draw: () => lanes.forEach((lane) => lane.draw())};
   }
-
   // ---- tables ------------------------------------------------------------
   /// A table whose rows re-sort when a header is clicked (again: reversed).
   /// `columns`: {title, key(row) -> sortable value, cell(row) -> Node|string, cls}.
@@ -299,6 +433,7 @@
   }
 
   // ---- sections ----------------------------------------------------------
+  const drawCharts = [];
   sections.forEach((s, index) => {
     const total = sectionTotal(s);
     const node = el('section', 'pt-section');
@@ -312,7 +447,9 @@
                  ' pass executions \u00b7 ', el('b', '', s.skipped), ' skipped');
     node.appendChild(stats);
     node.appendChild(el('h3', '', 'Flame chart'));
-    node.appendChild(flameChart(s, index, total));
+    const chart = flameChart(s, index, total);
+    node.appendChild(chart.node);
+    drawCharts.push(chart.draw);
     if (s.records.length) {
       const columns = el('div', 'columns');
       const left = el('div'), right = el('div');
@@ -325,40 +462,64 @@
     app.appendChild(node);
   });
   if (!sections.length) app.appendChild(el('p', 'empty', 'The profile has no sections.'));
+  for (const draw of drawCharts) draw();
 
   // ---- self-test ---------------------------------------------------------
+  /// Measures one lane as the browser drew it: how many records its bars
+  /// stand for (from the view's depth down), whether every child sits
+  /// inside its parent, and the summed width of the bars at the view's depth
+  /// against the width the lane's data asks for.
+  function measureLane(lane) {
+    const body = lane.querySelector('.lane-body').getBoundingClientRect();
+    const bars = [...lane.querySelectorAll('.bar')];
+    const rects = new Map(bars.map((b) => [b.dataset.seq, b.getBoundingClientRect()]));
+    const zoomDepth = Number(lane.dataset.zoomDepth);
+    const m = {section: Number(lane.dataset.section), thread: Number(lane.dataset.thread),
+               widthPx: body.width, elements: bars.length,
+               merged: bars.filter((b) => b.classList.contains('merged')).length,
+               bars: 0, expectedBars: Number(lane.dataset.expectedBars), zoomDepth: zoomDepth,
+               levelSumPx: 0, levelErrorPx: 0, containmentViolations: 0, unnestedBars: 0,
+               maxChildExcessPx: 0};
+    const childSum = new Map();
+    for (const b of bars) {
+      const rect = rects.get(b.dataset.seq);
+      const depth = Number(b.dataset.depth);
+      if (depth >= zoomDepth) m.bars += Number(b.dataset.count);
+      if (depth === zoomDepth) m.levelSumPx += rect.width;
+      if (depth === 0) continue;
+      const parent = rects.get(b.dataset.parent);
+      if (!parent) { m.unnestedBars++; continue; }
+      childSum.set(b.dataset.parent, (childSum.get(b.dataset.parent) || 0) + rect.width);
+      if (rect.left < parent.left - 0.5 || rect.right > parent.right + 0.5) m.containmentViolations++;
+    }
+    for (const [seq, sum] of childSum) {
+      m.maxChildExcessPx = Math.max(m.maxChildExcessPx, sum - rects.get(seq).width);
+    }
+    const expectedPx = body.width * Number(lane.dataset.levelNs) / Math.max(1, Number(lane.dataset.viewNs));
+    m.levelErrorPx = Math.abs(m.levelSumPx - expectedPx);
+    return m;
+  }
+
   /// With #selftest the page measures its own layout, as the browser drew
   /// it, and writes what it found for the headless-browser test to read.
+  /// It then zooms the first lane into a merged bar (or else the first
+  /// top-level bar with passes inside), measures again, and zooms out.
   function selfTest() {
-    const result = {bars: 0, records: allRecords, lanes: [], maxTopLevelErrorPx: 0,
-                    maxChildExcessPx: -Infinity, containmentViolations: 0, unnestedBars: 0,
-                    hostileNames: 0, hostileShownAsText: 0, images: document.getElementsByTagName('img').length,
+    const result = {bars: 0, elements: 0, merged: 0, records: allRecords, lanes: [],
+                    maxLevelErrorPx: 0, maxChildExcessPx: 0, containmentViolations: 0,
+                    unnestedBars: 0, hostileNames: 0, hostileShownAsText: 0,
+                    images: document.getElementsByTagName('img').length,
                     scripts: document.scripts.length, tableRows: 0};
-    for (const lane of document.querySelectorAll('.lane')) {
-      const body = lane.querySelector('.lane-body').getBoundingClientRect();
-      const bars = [...lane.querySelectorAll('.bar')];
-      result.bars += bars.length;
-      const rects = new Map(bars.map((b) => [b.dataset.seq, b.getBoundingClientRect()]));
-      let topSum = 0;
-      const childSum = new Map();
-      for (const b of bars) {
-        const rect = rects.get(b.dataset.seq);
-        const parent = rects.get(b.dataset.parent);
-        if (b.dataset.depth === '0') { topSum += rect.width; continue; }
-        if (!parent) { result.unnestedBars++; continue; }
-        childSum.set(b.dataset.parent, (childSum.get(b.dataset.parent) || 0) + rect.width);
-        if (rect.left < parent.left - 0.5 || rect.right > parent.right + 0.5) result.containmentViolations++;
+    const lanes = [...document.querySelectorAll('.lane')];
+    for (const lane of lanes) {
+      const m = measureLane(lane);
+      for (const key of ['bars', 'elements', 'merged', 'containmentViolations', 'unnestedBars']) {
+        result[key] += m[key];
       }
-      for (const [seq, sum] of childSum) {
-        result.maxChildExcessPx = Math.max(result.maxChildExcessPx, sum - rects.get(seq).width);
-      }
-      const expected = body.width * Number(lane.dataset.totalNs) / Math.max(1, Number(lane.dataset.scaleNs));
-      const error = Math.abs(topSum - expected);
-      result.maxTopLevelErrorPx = Math.max(result.maxTopLevelErrorPx, error);
-      result.lanes.push({section: Number(lane.dataset.section), thread: Number(lane.dataset.thread),
-                         widthPx: body.width, topLevelSumPx: topSum, bars: bars.length});
+      result.maxLevelErrorPx = Math.max(result.maxLevelErrorPx, m.levelErrorPx);
+      result.maxChildExcessPx = Math.max(result.maxChildExcessPx, m.maxChildExcessPx);
+      result.lanes.push(m);
     }
-    if (result.maxChildExcessPx === -Infinity) result.maxChildExcessPx = 0;
     const labels = new Set([...document.querySelectorAll('.bar-label')].map((n) => n.textContent));
     const cells = new Set([...document.querySelectorAll('table.aggregate td.name')].map((n) => n.textContent));
     result.tableRows = document.querySelectorAll('table.aggregate tbody tr').length;
@@ -368,6 +529,20 @@
         if (!/[<>&"'\\]/.test(name)) continue;
         result.hostileNames++;
         if (labels.has(name) && cells.has(name)) result.hostileShownAsText++;
+      }
+    }
+    if (lanes.length) {
+      const lane = lanes[0];
+      const target = lane.querySelector('.bar.merged') ||
+          [...lane.querySelectorAll('.bar[data-depth="0"]')].find((b) => Number(b.dataset.count) > 1);
+      if (target) {
+        result.zoomTarget = {merged: target.classList.contains('merged'),
+                             count: Number(target.dataset.count), depth: Number(target.dataset.depth)};
+        target.click();
+        result.zoomed = measureLane(lane);
+        result.zoomedTitle = lane.querySelector('.zoom-where').textContent;
+        lane.querySelector('.zoom-reset').click();
+        result.afterZoomOut = measureLane(lane);
       }
     }
     const out = el('pre', '', JSON.stringify(result));

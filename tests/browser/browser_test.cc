@@ -125,16 +125,37 @@ BrowserRun open_in_chromium(const std::string& html) {
   return run;
 }
 
-/// The layout assertions every page must pass: one bar per record, children
-/// inside their parent and no wider than it, top-level bars filling the lane.
+/// The layout assertions every page must pass: every record drawn or
+/// counted in a merged bar, children inside their parent and no wider than
+/// it, top-level bars filling the lane; and, zoomed into a bar, the bar
+/// filling the lane with all its records accounted for, until zoomed out.
 void expect_consistent_layout(const Json& t, std::size_t records) {
   EXPECT_EQ(t.at("bars").get<std::size_t>(), records) << t;
   EXPECT_EQ(t.at("records").get<std::size_t>(), records) << t;
   EXPECT_EQ(t.at("unnestedBars"), 0) << t;
   EXPECT_EQ(t.at("containmentViolations"), 0) << t;
   EXPECT_LE(t.at("maxChildExcessPx").get<double>(), 0.5) << t;
-  EXPECT_LE(t.at("maxTopLevelErrorPx").get<double>(), 1.0) << t;
-  for (const Json& lane : t.at("lanes")) EXPECT_GT(lane.at("widthPx").get<double>(), 600) << lane;
+  EXPECT_LE(t.at("maxLevelErrorPx").get<double>(), 1.0) << t;
+  for (const Json& lane : t.at("lanes")) {
+    EXPECT_GT(lane.at("widthPx").get<double>(), 600) << lane;
+    EXPECT_EQ(lane.at("bars"), lane.at("expectedBars")) << lane;
+  }
+  if (!t.contains("zoomTarget")) return;
+  const Json& target = t.at("zoomTarget");
+  const Json& zoomed = t.at("zoomed");
+  EXPECT_EQ(zoomed.at("zoomDepth"), target.at("depth")) << t;
+  EXPECT_EQ(zoomed.at("bars"), target.at("count")) << t;
+  EXPECT_EQ(zoomed.at("expectedBars"), target.at("count")) << t;
+  EXPECT_NEAR(zoomed.at("levelSumPx").get<double>(), zoomed.at("widthPx").get<double>(), 1.0) << t;
+  EXPECT_EQ(zoomed.at("containmentViolations"), 0) << t;
+  EXPECT_EQ(zoomed.at("unnestedBars"), 0) << t;
+  EXPECT_LE(zoomed.at("maxChildExcessPx").get<double>(), 0.5) << t;
+  EXPECT_NE(t.at("zoomedTitle").get<std::string>(), "") << t;
+  const Json& before = t.at("lanes").at(0);
+  const Json& after = t.at("afterZoomOut");
+  EXPECT_EQ(after.at("elements"), before.at("elements")) << t;
+  EXPECT_EQ(after.at("bars"), before.at("bars")) << t;
+  EXPECT_EQ(after.at("zoomDepth"), 0) << t;
 }
 
 /// The pipeline profile's page, opened once for the tests that look at it.
@@ -152,11 +173,11 @@ TEST(BrowserTest, PipelineReportRendersOneBarPerRecordAndWidthsAddUp) {
   // One thread per section: each lane's top-level bars span the whole lane.
   ASSERT_EQ(t.at("lanes").size(), 2u);
   for (const Json& lane : t.at("lanes")) {
-    EXPECT_NEAR(lane.at("topLevelSumPx").get<double>(), lane.at("widthPx").get<double>(), 1.0)
-        << lane;
+    EXPECT_NEAR(lane.at("levelSumPx").get<double>(), lane.at("widthPx").get<double>(), 1.0) << lane;
   }
   EXPECT_EQ(t.at("lanes").at(0).at("bars"), 7);
   EXPECT_EQ(t.at("lanes").at(1).at("bars"), 4);
+  EXPECT_EQ(t.at("elements"), 11);
   // Distinct pass names: 6 in the lowering section, 4 in code generation.
   EXPECT_EQ(t.at("tableRows"), 10);
 }
@@ -197,12 +218,11 @@ TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {
   ASSERT_EQ(t.at("lanes").size(), 2u);
   const Json& main = t.at("lanes").at(0);
   const Json& worker = t.at("lanes").at(1);
-  EXPECT_NEAR(main.at("topLevelSumPx").get<double>(), main.at("widthPx").get<double>(), 1.0);
-  EXPECT_NEAR(worker.at("topLevelSumPx").get<double>(), worker.at("widthPx").get<double>() / 2,
-              1.0);
+  EXPECT_NEAR(main.at("levelSumPx").get<double>(), main.at("widthPx").get<double>(), 1.0);
+  EXPECT_NEAR(worker.at("levelSumPx").get<double>(), worker.at("widthPx").get<double>() / 2, 1.0);
 }
 
-TEST(BrowserTest, DeepAndWidePipelineKeepsEveryBar) {
+TEST(BrowserTest, DeepAndWidePipelineAccountsForEveryRecord) {
   // 4 stages × 25 passes, each pass with 2 children of unequal length and
   // every second pass shorter than a microsecond.
   auto clock = std::make_shared<ManualClock>();
@@ -223,6 +243,51 @@ TEST(BrowserTest, DeepAndWidePipelineKeepsEveryBar) {
   const BrowserRun run = open_in_chromium(render_html_report(profile));
   ASSERT_FALSE(run.selftest.is_null());
   expect_consistent_layout(run.selftest, profile.record_count());
+  // The sub-microsecond passes are under a pixel: merged, not drawn singly.
+  EXPECT_GT(run.selftest.at("merged"), 0) << run.selftest;
+  EXPECT_LT(run.selftest.at("elements"), profile.record_count()) << run.selftest;
+}
+
+TEST(BrowserTest, LargeCompileDrawsAFewElementsAndZoomsIntoMergedPasses) {
+  // One module pass over 2000 functions of 25 passes each (52,001 records),
+  // the passes 2 µs long except that every hundredth function's first pass
+  // takes 4 ms: most functions are narrower than a pixel.
+  TimingStateMachine sm;
+  sm.enter(0, "large");
+  Nanoseconds t = 0;
+  sm.before(t, "ModuleToFunctionPassAdaptor", "module.c", 1);
+  for (int f = 0; f < 2000; ++f) {
+    const std::string kernel = "f" + std::to_string(f);
+    sm.before(t, "FunctionPassManager", kernel, 1);
+    for (int p = 0; p < 25; ++p) {
+      sm.before(t, "Pass" + std::to_string(p), kernel, 1);
+      t += (f % 100 == 0 && p == 0) ? 4 * kMilli : 2 * kMicro;
+      sm.after(t, "Pass" + std::to_string(p), 1);
+    }
+    sm.after(t, "FunctionPassManager", 1);
+  }
+  sm.after(t, "ModuleToFunctionPassAdaptor", 1);
+  sm.exit(t);
+  Profile profile;
+  profile.sections.push_back(sm.take_section());
+  ASSERT_EQ(profile.record_count(), 1u + 2000 * 26);
+  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& page = run.selftest;
+  expect_consistent_layout(page, profile.record_count());
+  // The module, the 20 long functions and their 4 ms passes, a merged bar
+  // for each run of short functions and for each long function's short
+  // passes: about 80 elements stand for 52,001 records.
+  EXPECT_LT(page.at("elements").get<int>(), 200) << page;
+  EXPECT_GT(page.at("merged").get<int>(), 20) << page;
+  // Zoomed into the first run of 99 short functions (99 × 26 records),
+  // each function is wide enough to draw and its passes merge again.
+  ASSERT_TRUE(page.contains("zoomTarget")) << page;
+  EXPECT_EQ(page.at("zoomTarget").at("merged"), true) << page;
+  EXPECT_EQ(page.at("zoomTarget").at("depth"), 1) << page;
+  EXPECT_EQ(page.at("zoomTarget").at("count"), 99 * 26) << page;
+  EXPECT_EQ(page.at("zoomed").at("elements"), 1 + 99 + 99) << page;
+  EXPECT_EQ(page.at("zoomed").at("merged"), 99) << page;
 }
 
 }  // namespace
