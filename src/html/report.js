@@ -203,23 +203,30 @@
     return node;
   }
 
+  /// A duration with its share of the section, for tooltips.
+  function withShare(ns, total) { return duration(ns) + '  (' + percent(ns, total) + ')'; }
+
   /// Tooltip rows for a drawn bar or a merged run.
   function barRows(s, item, total) {
     if (item.merged) {
       return ['passes, too narrow to draw', [
         ['executions', item.count + (item.count > item.members ? '  (' + item.members + ' at this depth)' : '')],
-        ['inclusive', duration(item.incl) + '  (' + percent(item.incl, total) + ')'],
+        ['inclusive', withShare(item.incl, total)],
         ['depth', item.depth], ['', 'click to zoom in']]];
     }
     const r = item.bar.r;
     const rows = [['kernel', s.names[r[KERNEL]] || '\u2013'],
-                  ['inclusive', duration(r[INCL]) + '  (' + percent(r[INCL], total) + ')'],
-                  ['self', duration(r[SELF]) + '  (' + percent(r[SELF], total) + ')'],
+                  ['inclusive', withShare(r[INCL], total)],
+                  ['self', withShare(r[SELF], total)],
                   ['depth', r[DEPTH]], ['sequence', r[SEQ]]];
     if (item.bar.count > 1) rows.push(['passes inside', item.bar.count - 1]);
     if (r[FLAGS] & FAILED) rows.push(['status', 'failed']);
     return [s.names[r[NAME]], rows];
   }
+
+  /// Per lane element: how many records its current view holds from the
+  /// view's depth down (read by the self-test).
+  const expectedBarsOf = new WeakMap();
 
   /// One thread's lane: drawn for the whole section, or zoomed into a bar
   /// (click a bar; the button or Escape zooms out). It draws again when
@@ -251,10 +258,7 @@
       const list = visibleBars(lane, view, nsPerPx);
       const frac = 100 / span;
       const nodes = [];
-      let levelNs = 0, expected = 0;
-      for (const bar of lane.bars) {
-        if (bar.r[DEPTH] >= view.depth && inView(bar, view)) expected++;
-      }
+      let levelNs = 0;
       for (const item of list) {
         const depth = item.merged ? item.depth : item.bar.r[DEPTH];
         const failed = !item.merged && (item.bar.r[FLAGS] & FAILED);
@@ -280,7 +284,6 @@
       node.dataset.viewNs = view.to - view.from;
       node.dataset.levelNs = levelNs;
       node.dataset.zoomDepth = view.depth;
-      node.dataset.expectedBars = expected;
       node.classList.toggle('zoomed', view !== whole);
       where.textContent = view === whole ? '' : ' \u00b7 zoomed into ' + view.title;
     }
@@ -317,6 +320,10 @@
     reset.addEventListener('click', zoomOut);
     document.addEventListener('keydown', (e) => { if (e.key === 'Escape') zoomOut(); });
     window.addEventListener('resize', () => { if (body.clientWidth !== drawnWidth) draw(); });
+    // The self-test's count, from the records and not from what was drawn;
+    // a walk over every record, so it is made only when asked for.
+    expectedBarsOf.set(node, () => lane.bars.filter(
+        (bar) => bar.r[DEPTH] >= view.depth && inView(bar, view)).length);
     return {node: node, draw: draw};
   }
 
@@ -477,7 +484,7 @@
     const m = {section: Number(lane.dataset.section), thread: Number(lane.dataset.thread),
                widthPx: body.width, elements: bars.length,
                merged: bars.filter((b) => b.classList.contains('merged')).length,
-               bars: 0, expectedBars: Number(lane.dataset.expectedBars), zoomDepth: zoomDepth,
+               bars: 0, expectedBars: expectedBarsOf.get(lane)(), zoomDepth: zoomDepth,
                levelSumPx: 0, levelErrorPx: 0, containmentViolations: 0, unnestedBars: 0,
                maxChildExcessPx: 0};
     const childSum = new Map();
