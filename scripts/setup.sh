@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages passtiming needs (only those missing), then
+# Installs the Debian packages passtiming needs (only those missing) and the
+# Python environments (scripts/python_env.sh, once per machine), then
 # configures and builds into build/. Sourced by demo.sh and test.sh.
 set -euo pipefail
 PASSTIMING_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,7 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-19-dev clang-19 libclang-rt-19-dev clang-format-19
   libmlir-19-dev mlir-19-tools
-  python3-dev pybind11-dev python3-pytest
+  python3-dev python3-venv pybind11-dev python3-pytest
   chromium hyperfine
 )
 
@@ -29,6 +30,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
+# The Python environments (TileLang with its TVM and torch; Apache TVM), made
+# once per machine outside the clone. The package is built for the first.
+TILELANG_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" tilelang)"
+APACHE_TVM_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" apache-tvm)"
+
 cmake -S "$PASSTIMING_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPASSTIMING_PYTHON=ON -DPASSTIMING_CHECK_FORMAT=ON ${PASSTIMING_CMAKE_ARGS:-} >&2
+  -DPASSTIMING_PYTHON=ON -DPASSTIMING_CHECK_FORMAT=ON \
+  -DPython_EXECUTABLE="$TILELANG_ENV/bin/python" \
+  -DPASSTIMING_APACHE_TVM_PYTHON="$APACHE_TVM_ENV/bin/python" ${PASSTIMING_CMAKE_ARGS:-} >&2
 cmake --build "$BUILD_DIR" >&2

@@ -6,13 +6,18 @@
 
 namespace passtiming {
 
-std::string expand_path_pattern(std::string_view pattern, long pid) {
+std::string expand_path_pattern(std::string_view pattern, long pid, unsigned long compile) {
   std::string out;
   out.reserve(pattern.size() + 16);
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
       if (pattern[i + 1] == 'p') {
         out += std::to_string(pid);
+        ++i;
+        continue;
+      }
+      if (pattern[i + 1] == 'n') {
+        out += std::to_string(compile);
         ++i;
         continue;
       }

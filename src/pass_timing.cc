@@ -1,8 +1,6 @@
 #include "passtiming/pass_timing.h"
 
 #include <atomic>
-#include <cmath>
-#include <stdexcept>
 #include <thread>
 
 #include "passtiming/logging.h"
@@ -14,7 +12,7 @@ namespace detail {
 /// The callback state: what the PassInstrument owns. The wrapper shares it
 /// but is never referenced from here, so dropping the wrapper never breaks a
 /// PassContext that still holds the instrument.
-class TimingInstrumentState {
+class TimingInstrumentState final : public PassEventSink {
  public:
   explicit TimingInstrumentState(std::shared_ptr<const Clock> clock) : clock_(std::move(clock)) {}
   TimingStateMachine machine;
@@ -58,7 +56,42 @@ class TimingInstrumentState {
     return true;
   }
 
+  // The PassEventSink callbacks, shared by the PassContext instrument below
+  // and by sources in other libraries (the TVM adapter). A failure inside
+  // the state machine (out of memory) costs that event, never the compile.
+  void enter_pass_ctx() noexcept override {
+    if (!claim()) return;
+    guarded([&] { machine.enter(clock().now_ns(), label); });
+  }
+  void exit_pass_ctx() noexcept override {
+    if (!admits_caller()) return;
+    guarded([&] { machine.exit(clock().now_ns()); });
+    release();
+  }
+  void run_before_pass(std::string_view pass, std::string_view kernel) noexcept override {
+    if (!admits_caller()) return;
+    guarded([&] { machine.before_now(clock(), pass, kernel); });
+  }
+  void run_after_pass(std::string_view pass) noexcept override {
+    // Read the clock first: the checks below are not the pass's time.
+    const Nanoseconds t = clock().now_ns();
+    if (!admits_caller()) return;
+    guarded([&] { machine.after(t, pass); });
+  }
+
  private:
+  template <typename Event>
+  static void guarded(Event&& event) noexcept {
+    try {
+      event();
+    } catch (...) {
+      try {
+        get_logger(kTimingLoggerName).error("pass timing event lost: out of memory");
+      } catch (...) {
+      }
+    }
+  }
+
   void refuse() {
     if (warned_foreign.exchange(true)) return;
     get_logger(kTimingLoggerName)
@@ -82,24 +115,13 @@ class TimingPassInstrument final : public PassInstrument {
       : state_(std::move(state)) {}
 
   std::string_view name() const override { return "TileLangPassTimingInstrument"; }
-  void enter_pass_ctx() override {
-    if (!state_->claim()) return;
-    state_->machine.enter(state_->clock().now_ns(), state_->label);
-  }
-  void exit_pass_ctx() override {
-    if (!state_->admits_caller()) return;
-    state_->machine.exit(state_->clock().now_ns());
-    state_->release();
-  }
+  void enter_pass_ctx() override { state_->enter_pass_ctx(); }
+  void exit_pass_ctx() override { state_->exit_pass_ctx(); }
   void run_before_pass(const IRModule& mod, const PassInfo& info) override {
-    if (!state_->admits_caller()) return;
-    state_->machine.before_now(state_->clock(), info.name, mod.kernel_label());
+    state_->run_before_pass(info.name, mod.kernel_label());
   }
   void run_after_pass(const IRModule&, const PassInfo& info) override {
-    // Read the clock first: the lookup below is not the pass's time.
-    const Nanoseconds t = state_->clock().now_ns();
-    if (!state_->admits_caller()) return;
-    state_->machine.after(t, info.name);
+    state_->run_after_pass(info.name);
   }
   void run_skipped_pass(const IRModule& mod, const PassInfo& info) override {
     if (!state_->admits_caller()) return;
@@ -115,15 +137,16 @@ class TimingPassInstrument final : public PassInstrument {
 TileLangPassTimingInstrument::TileLangPassTimingInstrument(double threshold_ms,
                                                            std::shared_ptr<const Clock> clock)
     : threshold_ms_(threshold_ms) {
-  if (!std::isfinite(threshold_ms) || threshold_ms < 0) {
-    throw std::invalid_argument("threshold_ms must be a finite non-negative number");
-  }
   if (!clock) clock = steady_clock();
   state_ = std::make_shared<detail::TimingInstrumentState>(std::move(clock));
 }
 
 PassInstrumentPtr TileLangPassTimingInstrument::instrument() const {
   return std::make_shared<TimingPassInstrument>(state_);
+}
+
+std::shared_ptr<PassEventSink> TileLangPassTimingInstrument::events() const {
+  return state_;
 }
 
 std::vector<PassTimingRecord> TileLangPassTimingInstrument::records() const {

@@ -134,15 +134,22 @@ class ReportWriter {
     const auto& records = section_.records;
     const double threshold_s = threshold_ms_ / 1000.0;
     const double total = section_.total_seconds();
-    auto visible = [&](const Record& r) { return to_seconds(r.inclusive_ns) >= threshold_s; };
+    // The seed hides a row when its time is under the threshold, but sizes
+    // the name column and ranks the top 10 over the rows at or above it. The
+    // two differ only for a NaN threshold: every row shown, none ranked.
+    auto hidden = [&](const Record& r) { return to_seconds(r.inclusive_ns) < threshold_s; };
+    auto ranked = [&](const Record& r) { return to_seconds(r.inclusive_ns) >= threshold_s; };
 
     std::size_t width = kMinNameWidth;
-    std::size_t visible_count = 0;
+    std::size_t hidden_count = 0;
+    std::size_t ranked_count = 0;
     for (const Record& r : records) {
-      if (!visible(r)) continue;
-      ++visible_count;
+      if (hidden(r)) ++hidden_count;
+      if (!ranked(r)) continue;
+      ++ranked_count;
       width = std::max(width, 2 * std::size_t{r.depth} + display_width(r));
     }
+    const std::size_t visible_count = records.size() - hidden_count;
     const std::size_t rule = width + 53;
 
     out_.reserve(sink_ ? kTextPieceBytes + 2 * rule + 256
@@ -165,7 +172,7 @@ class ReportWriter {
     const std::vector<std::uint32_t> order = section_.order_by_sequence();
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Record& r = records[order[i]];
-      if (!visible(r)) continue;
+      if (hidden(r)) continue;
       const std::size_t indent = 2 * std::size_t{r.depth};
       CellBuffer cells;
       char index[24];
@@ -191,8 +198,8 @@ class ReportWriter {
     }
     line(std::string(rule, '-'));
 
-    if (visible_count > 0) {
-      const std::vector<std::uint32_t> top = slowest(visible_count, threshold_s);
+    if (ranked_count > 0) {
+      const std::vector<std::uint32_t> top = slowest(ranked_count, threshold_s);
       fmt::format_to(std::back_inserter(out_), "Top {} Slowest Passes by Inclusive Time:\n",
                      top.size());
       for (std::size_t rank = 0; rank < top.size(); ++rank) {
@@ -204,9 +211,9 @@ class ReportWriter {
                        percent(incl, total));
       }
     }
-    if (const std::size_t hidden = records.size() - visible_count; hidden > 0) {
+    if (hidden_count > 0) {
       fmt::format_to(std::back_inserter(out_),
-                     "\n({} passes skipped - under {:.1f}ms inclusive threshold)\n", hidden,
+                     "\n({} passes skipped - under {:.1f}ms inclusive threshold)\n", hidden_count,
                      threshold_ms_);
     }
     out_.append(rule, '=');

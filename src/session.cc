@@ -116,12 +116,20 @@ void PassTimingTool::finish() noexcept {
   {
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    finished_ = true;
   }
   try {
     get_logger(kTimingLoggerName).info("\n" + report());
   } catch (...) {
     get_logger(kTimingLoggerName).error("could not build the pass timing report");
+  }
+  close_outputs();
+}
+
+void PassTimingTool::close_outputs() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
   }
   if (outputs_.profile_path) {
     try {

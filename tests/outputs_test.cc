@@ -24,6 +24,9 @@ TEST(OutputsTest, ExpandPathPattern) {
   EXPECT_EQ(expand_path_pattern("100%%-%p", 3), "100%-3");
   EXPECT_EQ(expand_path_pattern("odd%x%", 3), "odd%x%");
   EXPECT_EQ(expand_path_pattern("", 3), "");
+  EXPECT_EQ(expand_path_pattern("tl-%p-%n.json", 42, 3), "tl-42-3.json");
+  EXPECT_EQ(expand_path_pattern("tl-%n.json", 42), "tl-0.json");
+  EXPECT_EQ(expand_path_pattern("%%n", 42, 3), "%n");
 }
 
 TEST(OutputsTest, FromEnvironment) {

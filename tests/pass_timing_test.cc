@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "passtiming/pass.h"
@@ -252,9 +253,36 @@ TEST(PassTimingInstrumentTest, SkippedPassesAreCountedNotRecorded) {
   EXPECT_EQ(timing.records()[0].name, "yes");
 }
 
-TEST(PassTimingInstrumentTest, RejectsBadThreshold) {
-  EXPECT_THROW(TileLangPassTimingInstrument(-1.0), std::invalid_argument);
-  EXPECT_THROW(TileLangPassTimingInstrument(std::nan("")), std::invalid_argument);
+/// Any threshold is taken as the seed takes it: a row is hidden when its
+/// time is under the threshold, and the top 10 ranks the rows at or above it.
+TEST(PassTimingInstrumentTest, ThresholdsOutsideTheUsualRangeBehaveAsTheSeeds) {
+  auto report_with = [](double threshold_ms) {
+    auto clock = std::make_shared<ManualClock>();
+    TileLangPassTimingInstrument timing(threshold_ms, clock);
+    std::shared_ptr<PassEventSink> events = timing.events();
+    clock->script({0, 0, 2'000'000, 2'000'000});
+    events->enter_pass_ctx();
+    events->run_before_pass("p", "");
+    events->run_after_pass("p");
+    events->exit_pass_ctx();
+    return timing.report();
+  };
+  const std::string negative = report_with(-1.0);
+  EXPECT_NE(negative.find("  1  p "), std::string::npos) << negative;
+  EXPECT_NE(negative.find("Top 1 Slowest"), std::string::npos) << negative;
+  EXPECT_EQ(negative.find("threshold"), std::string::npos) << negative;
+
+  const std::string nan = report_with(std::nan(""));
+  EXPECT_NE(nan.find("  1  p "), std::string::npos) << nan;
+  EXPECT_EQ(nan.find("Top"), std::string::npos) << nan;
+  EXPECT_EQ(nan.find("skipped"), std::string::npos) << nan;
+
+  const std::string infinite = report_with(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(infinite.find("  1  p "), std::string::npos) << infinite;
+  EXPECT_NE(infinite.find("(inclusive threshold: infms)"), std::string::npos) << infinite;
+  EXPECT_NE(infinite.find("(1 passes skipped - under infms inclusive threshold)"),
+            std::string::npos)
+      << infinite;
 }
 
 }  // namespace

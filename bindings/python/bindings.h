@@ -8,12 +8,21 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/profile.h"
+
 namespace passtiming::python {
 
 namespace py = pybind11;
 
-/// Binds `PassTimingRecord`.
+/// Binds `_set_record_type`, through which the package hands over its
+/// `PassTimingRecord` dataclass.
 void bind_record(py::module_& m);
+/// The records of `section` as a list of the package's `PassTimingRecord`,
+/// sorted by sequence.
+py::list records_of(const Section& section);
+/// Binds `_EventTiming` and `_Session`, the state behind `passtiming.tvm`
+/// and `passtiming.tilelang`.
+void bind_native_timing(py::module_& m);
 /// Binds the instrument, its callback object, `build_pass_instruments`,
 /// `report_pass_timing_on_exit` and `ManualClock`.
 void bind_instrument(py::module_& m);

@@ -74,10 +74,6 @@ void bind_timing_instrument(py::module_& m) {
       "threshold_ms: only show passes whose inclusive duration meets this threshold (ms);\n"
       "0.0 shows all passes. clock: a Clock to read instead of the steady clock (tests).")
       .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock) {
-             if (!std::isfinite(threshold_ms) || threshold_ms < 0) {
-               throw py::value_error("threshold_ms must be a finite non-negative number (got " +
-                                     py::repr(py::float_(threshold_ms)).cast<std::string>() + ")");
-             }
              auto callbacks = std::make_shared<TimingCallbacks>(clock_or_default(std::move(clock)));
              py::object instrument = make_timing_pass_instrument(callbacks);
              return TimingInstrument{threshold_ms, std::move(callbacks), std::move(instrument)};
@@ -89,7 +85,7 @@ void bind_timing_instrument(py::module_& m) {
       .def_property_readonly(
           "records",
           [](const TimingInstrument& self) {
-            return pass_timing_records(self.callbacks->machine.section());
+            return records_of(self.callbacks->machine.section());
           },
           "The completed records of the last PassContext, sorted by sequence.")
       .def_property_readonly(
@@ -121,16 +117,13 @@ void bind_report_on_exit(py::module_& m) {
       .def("__enter__", [](const ReportOnExit&) { return py::none(); })
       .def(
           "__exit__",
-          [](const ReportOnExit& self, py::handle exc_type, py::handle, py::handle) {
-            if (self.timing.is_none()) return false;
-            try {
+          [](const ReportOnExit& self, py::handle, py::handle, py::handle) {
+            // As the seed's `finally:` does: the report runs however the
+            // block ends, and an error raised by the report itself
+            // propagates (Python chains the block's exception to it as its
+            // __context__).
+            if (!self.timing.is_none()) {
               self.timing.attr("print_report")(py::arg("context") = self.context);
-            } catch (py::error_already_set& error) {
-              // The report must neither hide the block's own exception nor
-              // fail a compile that succeeded; interrupts still go through.
-              if (!error.matches(PyExc_Exception) && exc_type.is_none()) throw;
-              get_logger(kTimingLoggerName)
-                  .error(std::string("could not build the pass timing report: ") + error.what());
             }
             return false;  // never swallow the block's exception
           },

@@ -15,11 +15,15 @@ namespace passtiming {
 inline constexpr std::string_view kProfileEnv = "PASSTIMING_PROFILE";
 inline constexpr std::string_view kEventsEnv = "PASSTIMING_EVENTS";
 
-/// `pattern` with `%p` replaced by `pid` and `%%` by `%`, so that parallel
-/// compiles write separate files. Any other `%` is kept as it is.
+/// `pattern` with `%p` replaced by `pid`, `%n` by `compile` (the number of
+/// the compile session within the process, from 0, for hosts such as
+/// TileLang that compile many kernels in one process) and `%%` by `%`, so
+/// that parallel and successive compiles write separate files. Any other `%`
+/// is kept as it is.
 ///
-///     expand_path_pattern("/tmp/prof-%p.json", 42);  // "/tmp/prof-42.json"
-std::string expand_path_pattern(std::string_view pattern, long pid);
+///     expand_path_pattern("/tmp/prof-%p.json", 42);        // "/tmp/prof-42.json"
+///     expand_path_pattern("/tmp/prof-%p-%n.json", 42, 3);  // "/tmp/prof-42-3.json"
+std::string expand_path_pattern(std::string_view pattern, long pid, unsigned long compile = 0);
 
 /// The output files of one compile session; unset (or empty) means none.
 ///

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/pass_event_sink.h"
 #include "passtiming/pass_instrument.h"
 #include "passtiming/profile.h"
 #include "passtiming/timing_state.h"
@@ -45,13 +46,19 @@ class TimingInstrumentState;
 ///     timing.print_report("stage=lower");
 class TileLangPassTimingInstrument {
  public:
-  /// `threshold_ms` must be finite and non-negative (std::invalid_argument).
+  /// Any `threshold_ms` is taken, as the seed takes it: passes whose
+  /// inclusive time is under it are hidden from the report, so a negative or
+  /// NaN threshold hides none and an infinite one hides all.
   explicit TileLangPassTimingInstrument(double threshold_ms = 0.0,
                                         std::shared_ptr<const Clock> clock = steady_clock());
 
   /// The PassInstrument to put in a PassContext. It owns only the callback
   /// state, never this wrapper: either may outlive the other.
   PassInstrumentPtr instrument() const;
+  /// The same callback state as a PassEventSink, for sources other than the
+  /// PassContext host (the TVM adapter): events from either land in the same
+  /// records. Like instrument(), it never refers to this wrapper.
+  std::shared_ptr<PassEventSink> events() const;
 
   /// The completed records, sorted by sequence.
   std::vector<PassTimingRecord> records() const;

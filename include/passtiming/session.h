@@ -72,6 +72,11 @@ class PassTimingTool {
   /// writes the profile file and closes the event log when configured; later
   /// calls and the destructor do nothing. Never throws.
   void finish() noexcept;
+  /// finish() without the report, for a host that renders and logs the
+  /// report itself (the Python TileLang tool): writes the profile file and
+  /// closes the event log when configured, once. Later calls, finish() and
+  /// the destructor then do nothing. Never throws.
+  void close_outputs() noexcept;
 
   const OutputSettings& outputs() const { return outputs_; }
 

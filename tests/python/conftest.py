@@ -13,7 +13,7 @@ import passtiming
 # Under CTest the module must be the one just built, not an installed copy.
 _expected_dir = os.environ.get("PASSTIMING_PYTHON_MODULE_DIR")
 if _expected_dir:
-    _actual = pathlib.Path(passtiming.__file__).resolve().parent
+    _actual = pathlib.Path(passtiming.__file__).resolve().parent.parent
     assert _actual == pathlib.Path(_expected_dir).resolve(), (
         f"imported passtiming from {_actual}, expected the build tree {_expected_dir}"
     )

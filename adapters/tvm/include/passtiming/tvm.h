@@ -1,0 +1,51 @@
+#pragma once
+/// \file
+/// passtiming::tvm: a native TVM PassInstrument. It is built on the headers
+/// of apache-tvm-ffi alone (the C ABI that TileLang's and Apache TVM's
+/// `libtvm` share) and creates a real `tvm.ir.instrument.PassInstrument`
+/// through TVM's registered function `instrument.PassInstrument`. Its four
+/// callbacks are C++ functions: no Python runs inside a pass callback.
+///
+///     passtiming::TileLangPassTimingInstrument timing;
+///     tvm::ffi::ObjectRef instrument = passtiming::tvm::make_pass_instrument(timing.events());
+///     // put `instrument` in a PassContext's instruments, run the pipeline, then:
+///     timing.print_report("stage=lower");
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/object.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "passtiming/pass_event_sink.h"
+
+namespace passtiming::tvm {
+
+/// The name TVM shows for the instrument, as the seed names it.
+inline constexpr std::string_view kInstrumentName = "TileLangPassTimingInstrument";
+
+/// A new `instrument.PassInstrument` named `name` whose enter/exit/before/
+/// after callbacks feed `events`; it has no `should_run`, like the seed's.
+/// The instrument shares `events` and nothing else. Before each pass it reads
+/// the pass name from the PassInfo and the kernel label from the IRModule
+/// (kernel_label), then calls `events`; after each pass it calls `events`
+/// first. The callbacks never throw into TVM.
+///
+/// Throws std::runtime_error when no TVM is loaded in the process (the
+/// function `instrument.PassInstrument` is not registered), naming it.
+::tvm::ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events,
+                                           std::string_view name = kInstrumentName);
+
+/// The seed's kernel label of an IRModule: for each of `mod.functions`, its
+/// `attrs["global_symbol"]`, else its GlobalVar's `name_hint`; the distinct
+/// names in map order give "" (none), "first", or "first +N more". Read
+/// through TVM's reflection, so it works on any TVM whose types register
+/// those fields. Never throws: anything unreadable gives "", as in the seed.
+std::string kernel_label(::tvm::ffi::AnyView mod) noexcept;
+
+/// The `name` of a `transform.PassInfo` (throws a tvm::ffi::Error when
+/// `info` has none).
+std::string pass_name(::tvm::ffi::AnyView info);
+
+}  // namespace passtiming::tvm

@@ -1,0 +1,51 @@
+#include "object_fields.h"
+
+namespace passtiming::tvm::detail {
+namespace {
+
+const TVMFFIFieldInfo* own_field(const TVMFFITypeInfo* type, std::string_view name) {
+  for (std::int32_t i = 0; i < type->num_fields; ++i) {
+    const TVMFFIFieldInfo& field = type->fields[i];
+    if (std::string_view(field.name.data, field.name.size) == name) return &field;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const TVMFFIFieldInfo* FieldReader::find(std::int32_t type_index) const {
+  // One entry per reader and thread: type infos are never freed, so a
+  // remembered pointer stays valid, and threads never share the entry.
+  struct Remembered {
+    const FieldReader* reader = nullptr;
+    std::int32_t type_index = -1;
+    const TVMFFIFieldInfo* field = nullptr;
+  };
+  thread_local Remembered remembered[4];
+  Remembered& slot = remembered[reinterpret_cast<std::uintptr_t>(this) / alignof(FieldReader) % 4];
+  if (slot.reader == this && slot.type_index == type_index) return slot.field;
+
+  const TVMFFITypeInfo* type = TVMFFIGetTypeInfo(type_index);
+  const TVMFFIFieldInfo* field = nullptr;
+  if (type != nullptr) {
+    // The type's own fields first, then its ancestors' from the nearest up.
+    field = own_field(type, name_);
+    for (std::int32_t depth = type->type_depth - 1; field == nullptr && depth >= 0; --depth) {
+      field = own_field(type->type_ancestors[depth], name_);
+    }
+  }
+  slot = {this, type_index, field};
+  return field;
+}
+
+::tvm::ffi::Any FieldReader::read(const ::tvm::ffi::Object* object) const {
+  ::tvm::ffi::Any value;
+  if (object == nullptr) return value;
+  const TVMFFIFieldInfo* field = find(object->type_index());
+  if (field == nullptr || field->getter == nullptr) return value;
+  void* address = const_cast<char*>(reinterpret_cast<const char*>(object)) + field->offset;
+  TVM_FFI_CHECK_SAFE_CALL(field->getter(address, reinterpret_cast<TVMFFIAny*>(&value)));
+  return value;
+}
+
+}  // namespace passtiming::tvm::detail

@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// The four callbacks of a live pass host, as the thing that times them
+/// receives them.
+
+#include <string_view>
+
+namespace passtiming {
+
+/// What a live event source calls around the passes of one PassContext. The
+/// receiver reads the clock itself, last in run_before_pass and first in
+/// run_after_pass, so the source's own work (reading the pass name, labelling
+/// the IR unit) stays outside the measured time.
+///
+/// Nothing here throws: a profiler must never break the compile it observes.
+/// The interface is four virtual functions and nothing else so that a source
+/// built into another shared object (the TVM adapter, loaded next to the
+/// Python module) drives an object made here with this library's code.
+///
+///     passtiming::TileLangPassTimingInstrument timing;
+///     std::shared_ptr<passtiming::PassEventSink> sink = timing.events();
+///     sink->enter_pass_ctx();
+///     sink->run_before_pass("tl.Simplify", "matmul");
+///     sink->run_after_pass("tl.Simplify");
+///     sink->exit_pass_ctx();  // timing.records() now holds one record
+class PassEventSink {
+ public:
+  virtual ~PassEventSink() = default;
+  /// The PassContext is entered: the previous context's records are cleared.
+  virtual void enter_pass_ctx() noexcept = 0;
+  /// The PassContext is left: passes still running are discarded with a
+  /// warning; the records stay.
+  virtual void exit_pass_ctx() noexcept = 0;
+  /// `pass` starts on an IR unit labelled `kernel` ("" for none).
+  virtual void run_before_pass(std::string_view pass, std::string_view kernel) noexcept = 0;
+  /// `pass` has returned normally.
+  virtual void run_after_pass(std::string_view pass) noexcept = 0;
+};
+
+}  // namespace passtiming

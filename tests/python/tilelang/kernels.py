@@ -1,0 +1,56 @@
+"""Real TileLang kernels for the tests: a tiled GEMM with shared memory, an
+element-wise kernel and a reduction, written with ``tilelang.language``."""
+
+import tilelang.language as T
+
+
+def gemm(M=256, N=256, K=256, block_M=64, block_N=64, block_K=32, dtype="float16"):
+    @T.prim_func
+    def matmul(
+        A: T.Tensor((M, K), dtype),
+        B: T.Tensor((K, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), "float")
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return matmul
+
+
+def elementwise_add(M=1024, N=1024, block_M=32, block_N=32, dtype="float32"):
+    @T.prim_func
+    def add(
+        A: T.Tensor((M, N), dtype),
+        B: T.Tensor((M, N), dtype),
+        C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            for i, j in T.Parallel(block_M, block_N):
+                C[by * block_M + i, bx * block_N + j] = (
+                    A[by * block_M + i, bx * block_N + j] + B[by * block_M + i, bx * block_N + j]
+                )
+
+    return add
+
+
+def row_sum(M=1024, N=512, block_M=32, dtype="float32"):
+    @T.prim_func
+    def reduce_rows(A: T.Tensor((M, N), dtype), B: T.Tensor((M,), dtype)):
+        with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+            A_shared = T.alloc_shared((block_M, N), dtype)
+            A_local = T.alloc_fragment((block_M, N), dtype)
+            B_local = T.alloc_fragment((block_M,), dtype)
+            T.copy(A[bx * block_M, 0], A_shared)
+            T.copy(A_shared, A_local)
+            T.reduce_sum(A_local, B_local, dim=1)
+            T.copy(B_local, B[bx * block_M])
+
+    return reduce_rows
