@@ -1,6 +1,7 @@
 // `passtiming run [options] -- COMMAND…`: runs a clang, clang++ or opt
-// command (or a build such as `make`) with the LLVM pass plugin injected and
-// prints the timing report of every compile it ran.
+// command (or a build such as `make`) with the LLVM pass plugin injected, or
+// a Python script with passtiming enabled for every TileLang compile it
+// makes, and prints the timing report of every compile it ran.
 
 #include <fmt/format.h>
 #include <spawn.h>
@@ -53,12 +54,44 @@ std::optional<fs::path> find_plugin(std::vector<std::string>& looked_in) {
   return std::nullopt;
 }
 
-enum class CommandKind { clang, opt, other };
+/// The directory that holds the `passtiming` Python package:
+/// $PASSTIMING_PYTHON_PATH, else <build>/python next to the build tree's
+/// tools, else the install tree's lib/pythonX.Y/{dist,site}-packages.
+std::optional<fs::path> find_python_package(std::vector<std::string>& looked_in) {
+  auto holds_package = [](const fs::path& dir) {
+    return fs::exists(dir / "passtiming" / "__init__.py");
+  };
+  if (const char* override_path = std::getenv("PASSTIMING_PYTHON_PATH")) {
+    looked_in.push_back(override_path);
+    if (holds_package(override_path)) return fs::path(override_path);
+    return std::nullopt;
+  }
+  std::error_code error;
+  const fs::path dir = fs::read_symlink("/proc/self/exe", error).parent_path();
+  if (error) return std::nullopt;
+  std::vector<fs::path> candidates{dir / ".." / ".." / "python"};
+  const fs::path lib = dir / PASSTIMING_BIN_TO_LIB_DIR;
+  if (fs::is_directory(lib, error)) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(lib, error)) {
+      if (entry.path().filename().string().rfind("python3", 0) != 0) continue;
+      candidates.push_back(entry.path() / "dist-packages");
+      candidates.push_back(entry.path() / "site-packages");
+    }
+  }
+  for (const fs::path& candidate : candidates) {
+    looked_in.push_back(candidate.lexically_normal().string());
+    if (holds_package(candidate)) return fs::canonical(candidate, error);
+  }
+  return std::nullopt;
+}
+
+enum class CommandKind { clang, opt, python, other };
 
 CommandKind kind_of(const std::string& program) {
   const std::string name = fs::path(program).filename().string();
   if (name.rfind("clang", 0) == 0) return CommandKind::clang;
   if (name.rfind("opt", 0) == 0) return CommandKind::opt;
+  if (name.rfind("python", 0) == 0) return CommandKind::python;
   return CommandKind::other;
 }
 
@@ -164,13 +197,15 @@ Action add_run_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "run",
       "Run a clang/clang++/opt command, or a build that calls clang (make), with the LLVM pass "
-      "plugin and print each compile's timing report");
+      "plugin, or a Python script with passtiming enabled for its TileLang compiles, and print "
+      "each compile's timing report");
   sub->add_option("--threshold-ms", options->threshold,
                   "hide passes whose inclusive time is under this many milliseconds");
   sub->add_option("-o,--profile", options->profile,
-                  "write each compile's JSON profile here (%p = the compiler's pid)");
+                  "write each compile's JSON profile here (%p = the compiler's pid, %n = the "
+                  "compile's number within a Python process)");
   sub->add_option("--events", options->events,
-                  "stream each compile's JSONL event log here (%p = pid)");
+                  "stream each compile's JSONL event log here (%p = pid, %n as above)");
   sub->add_option("--context", options->context, "context line of the reports");
   sub->add_flag("--analyses", options->analyses, "record analyses as well as passes");
   sub->add_flag("--no-report", options->no_report, "print no report (files only)");
@@ -184,22 +219,55 @@ Action add_run_command(CLI::App& app) {
       std::fprintf(stderr, "passtiming run: %s\n", e.what());
       return kExitUsage;
     }
-    std::vector<std::string> looked_in;
-    const std::optional<fs::path> plugin = find_plugin(looked_in);
-    if (!plugin) {
-      std::string places;
-      for (const std::string& p : looked_in) places += (places.empty() ? "" : ", ") + p;
-      std::fprintf(stderr,
-                   "passtiming run: cannot find the LLVM pass plugin %s (looked in: %s); set "
-                   "PASSTIMING_LLVM_PLUGIN to its path\n",
-                   kPluginFileName, places.c_str());
-      return kExitUsage;
-    }
-
     std::vector<std::string> argv = options->command;
     std::vector<std::string> overrides;
     const CommandKind kind = kind_of(argv[0]);
-    if (kind == CommandKind::clang) {
+    std::vector<std::string> looked_in;
+    auto places = [&looked_in] {
+      std::string text;
+      for (const std::string& p : looked_in) text += (text.empty() ? "" : ", ") + p;
+      return text;
+    };
+    std::optional<fs::path> plugin;
+    if (kind == CommandKind::python) {
+      // Python: a start-up hook on the child's PYTHONPATH enables passtiming
+      // when the script imports tilelang (passtiming/_startup/sitecustomize.py).
+      const std::optional<fs::path> package = find_python_package(looked_in);
+      if (!package) {
+        std::fprintf(stderr,
+                     "passtiming run: cannot find the passtiming Python package (looked in: "
+                     "%s); set PASSTIMING_PYTHON_PATH to the directory that holds it\n",
+                     places().c_str());
+        return kExitUsage;
+      }
+      const char* existing = std::getenv("PYTHONPATH");
+      overrides.push_back(fmt::format("PYTHONPATH={}:{}{}{}",
+                                      (*package / "passtiming" / "_startup").string(),
+                                      package->string(), existing && *existing ? ":" : "",
+                                      existing ? existing : ""));
+      overrides.push_back("PASSTIMING_PYTHON_HOOK=tilelang");
+      for (const std::string* pattern : {&options->profile, &options->events}) {
+        if (!pattern->empty() && pattern->find("%n") == std::string::npos) {
+          std::fprintf(stderr,
+                       "passtiming run: warning: '%s' has no %%n, so each TileLang compile of "
+                       "the script replaces the previous one's file\n",
+                       pattern->c_str());
+        }
+      }
+    } else {
+      plugin = find_plugin(looked_in);
+      if (!plugin) {
+        std::fprintf(stderr,
+                     "passtiming run: cannot find the LLVM pass plugin %s (looked in: %s); set "
+                     "PASSTIMING_LLVM_PLUGIN to its path\n",
+                     kPluginFileName, places().c_str());
+        return kExitUsage;
+      }
+    }
+
+    if (kind == CommandKind::python) {
+      // Nothing to add to the command line.
+    } else if (kind == CommandKind::clang) {
       argv.insert(argv.begin() + 1, "-fpass-plugin=" + plugin->string());
     } else if (kind == CommandKind::opt) {
       argv.insert(argv.begin() + 1, "-load-pass-plugin=" + plugin->string());
@@ -220,7 +288,7 @@ Action add_run_command(CLI::App& app) {
     overrides.push_back("PASSTIMING_THRESHOLD_MS=" + options->threshold);
     overrides.push_back(options->no_report
                             ? std::string("PASSTIMING_REPORT=off")
-                            : "PASSTIMING_REPORT=" + (reports.path() / "report-%p.txt").string());
+                            : "PASSTIMING_REPORT=" + (reports.path() / "report-%p-%n.txt").string());
     overrides.push_back("PASSTIMING_PROFILE=" + options->profile);
     overrides.push_back("PASSTIMING_EVENTS=" + options->events);
     overrides.push_back("PASSTIMING_CONTEXT=" + options->context);
@@ -234,7 +302,10 @@ Action add_run_command(CLI::App& app) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);
       if (text.empty()) {
-        std::fprintf(stderr, "passtiming run: no LLVM pass pipeline ran in '%s'\n",
+        std::fprintf(stderr,
+                     kind == CommandKind::python
+                         ? "passtiming run: no TileLang compile ran in '%s'\n"
+                         : "passtiming run: no LLVM pass pipeline ran in '%s'\n",
                      argv[0].c_str());
       }
     }

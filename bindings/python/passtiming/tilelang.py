@@ -74,6 +74,8 @@ class PassTimingTool(PassInstrumentationTool):
     patterns (%p: pid, %n: this compile's number in the process) for the
     compile's JSON profile, written by ``finish``, and its event log,
     streamed while the compile runs and readable even if it crashes.
+    ``report_file`` (a pattern likewise) sends the report to that file
+    instead of the log (``passtiming run`` prints it when the script ends).
     """
 
     # Timing starts before, and finishes before, later instrument callbacks so
@@ -148,8 +150,9 @@ class PassTimingTool(PassInstrumentationTool):
             return
         self._finished = True
         try:
-            self.print_report()
-            if self._report_file and self._runs:
+            if self._report_file is None:
+                self.print_report()
+            elif self._runs:
                 _write_text(self._report_file, self.report() + "\n")
         finally:
             self._session.close_outputs()
@@ -232,8 +235,8 @@ def enable(
     ``profile`` and ``events`` are file patterns (%p: pid, %n: the compile's
     number in this process, from 0) for each compile's JSON profile and
     event log; without them, ``PASSTIMING_PROFILE`` and ``PASSTIMING_EVENTS``
-    are used when set. ``report_file`` also writes each compile's report
-    text there. A bad threshold or a path that cannot be written raises
+    are used when set. ``report_file`` writes each compile's report there
+    instead of logging it. A bad threshold or a path that cannot be written raises
     ``ValueError`` naming it, before any compile. Calling it again replaces
     the settings.
     """
