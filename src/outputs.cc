@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
 
 namespace passtiming {
@@ -32,11 +33,16 @@ std::string expand_path_pattern(std::string_view pattern, long pid, unsigned lon
   return out;
 }
 
-OutputSettings OutputSettings::from_environment(const Environment& env) {
+unsigned long next_compile_number() noexcept {
+  static std::atomic<unsigned long> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+OutputSettings OutputSettings::from_environment(const Environment& env, unsigned long compile) {
   auto read = [&](std::string_view name) -> std::optional<std::string> {
     std::optional<std::string> value = env.get(name);
     if (!value || value->empty()) return std::nullopt;
-    return expand_path_pattern(*value, static_cast<long>(::getpid()));
+    return expand_path_pattern(*value, static_cast<long>(::getpid()), compile);
   };
   OutputSettings settings;
   settings.profile_path = read(kProfileEnv);

@@ -3,7 +3,10 @@
 #include <atomic>
 #include <thread>
 
+#include "passtiming/event_log_writer.h"
 #include "passtiming/logging.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
 #include "passtiming/report.h"
 
 namespace passtiming {
@@ -66,6 +69,7 @@ class TimingInstrumentState final : public PassEventSink {
   void exit_pass_ctx() noexcept override {
     if (!admits_caller()) return;
     guarded([&] { machine.exit(clock().now_ns()); });
+    write_profile();
     release();
   }
   void run_before_pass(std::string_view pass, std::string_view kernel) noexcept override {
@@ -79,7 +83,34 @@ class TimingInstrumentState final : public PassEventSink {
     guarded([&] { machine.after(t, pass); });
   }
 
+  /// The files of an instrument used on its own (write_files).
+  std::optional<std::string> profile_path;
+  std::unique_ptr<EventLogWriter> events;
+  ProfileMetadata metadata;
+
+  ~TimingInstrumentState() override {
+    if (events) events->close();
+  }
+
  private:
+  /// The JSON profile of the context just left, when one was asked for.
+  void write_profile() noexcept {
+    if (!profile_path) return;
+    try {
+      Profile profile;
+      profile.metadata = metadata;
+      profile.sections.push_back(machine.section());
+      profile.sections.back().context = label;
+      write_profile_file(profile, *profile_path);
+    } catch (const std::exception& e) {
+      try {
+        get_logger(kTimingLoggerName)
+            .error(std::string("could not write the pass timing profile: ") + e.what());
+      } catch (...) {
+      }
+    }
+  }
+
   template <typename Event>
   static void guarded(Event&& event) noexcept {
     try {
@@ -186,6 +217,20 @@ void TileLangPassTimingInstrument::set_context_label(std::string label) {
 
 void TileLangPassTimingInstrument::set_observer(EventObserver* observer) {
   state_->machine.set_observer(observer);
+}
+
+void TileLangPassTimingInstrument::write_files(const OutputSettings& outputs) {
+  if (!outputs.profile_path && !outputs.events_path) return;
+  state_->metadata = current_process_metadata();
+  state_->profile_path = outputs.profile_path;
+  if (!outputs.events_path) return;
+  try {
+    state_->events = EventLogWriter::open(*outputs.events_path, state_->metadata);
+    state_->machine.set_observer(state_->events.get());
+  } catch (const std::exception& e) {
+    // The compile goes on without the log; the user learns why.
+    get_logger(kTimingLoggerName).error(e.what());
+  }
 }
 
 PassInstruments build_pass_instruments(std::vector<PassInstrumentPtr> base_instruments,

@@ -8,8 +8,10 @@
 #include "bindings.h"
 #include "passtiming/clock.h"
 #include "passtiming/logging.h"
+#include "passtiming/outputs.h"
 #include "passtiming/pass_timing.h"
 #include "passtiming/report.h"
+#include "passtiming/settings.h"
 #include "passtiming/timing_state.h"
 #include "timing_callbacks.h"
 
@@ -46,7 +48,7 @@ std::optional<std::string> context_text(py::handle context) {
 
 std::string report_text(const TimingInstrument& self, py::handle context) {
   std::optional<std::string> text = context_text(context);
-  return render_report(self.callbacks->machine.section(), self.threshold_ms,
+  return render_report(self.callbacks->section(), self.threshold_ms,
                        text ? std::optional<std::string_view>(*text) : std::nullopt);
 }
 
@@ -75,6 +77,9 @@ void bind_timing_instrument(py::module_& m) {
       "0.0 shows all passes. clock: a Clock to read instead of the steady clock (tests).")
       .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock) {
              auto callbacks = std::make_shared<TimingCallbacks>(clock_or_default(std::move(clock)));
+             // PASSTIMING_PROFILE and PASSTIMING_EVENTS, as every source honours them.
+             callbacks->timing->write_files(
+                 OutputSettings::from_environment(Environment::process(), next_compile_number()));
              py::object instrument = make_timing_pass_instrument(callbacks);
              return TimingInstrument{threshold_ms, std::move(callbacks), std::move(instrument)};
            }),
@@ -84,15 +89,11 @@ void bind_timing_instrument(py::module_& m) {
           "The pass instrument to add to a PassContext.")
       .def_property_readonly(
           "records",
-          [](const TimingInstrument& self) {
-            return records_of(self.callbacks->machine.section());
-          },
+          [](const TimingInstrument& self) { return records_of(self.callbacks->section()); },
           "The completed records of the last PassContext, sorted by sequence.")
       .def_property_readonly(
           "total_duration_s",
-          [](const TimingInstrument& self) {
-            return self.callbacks->machine.section().total_seconds();
-          },
+          [](const TimingInstrument& self) { return self.callbacks->section().total_seconds(); },
           "Sum of the top-level passes' inclusive durations (s).")
       .def_property_readonly("threshold_ms",
                              [](const TimingInstrument& self) { return self.threshold_ms; })
@@ -107,7 +108,7 @@ void bind_timing_instrument(py::module_& m) {
           "Log the timing report at INFO on the logger 'tilelang.pass_timing'.")
       .def("__repr__", [](const TimingInstrument& self) {
         return py::str("<TileLangPassTimingInstrument threshold_ms={!r} records={}>")
-            .format(self.threshold_ms, self.callbacks->machine.section().records.size());
+            .format(self.threshold_ms, self.callbacks->section().records.size());
       });
 }
 

@@ -16,6 +16,7 @@
 #include "passtiming/pass_timing.h"
 #include "passtiming/report.h"
 #include "passtiming/session.h"
+#include "passtiming/settings.h"
 
 namespace passtiming::python {
 namespace {
@@ -54,12 +55,19 @@ std::optional<std::string> non_empty(std::optional<std::string> path) {
 void bind_native_timing(py::module_& m) {
   py::class_<EventTiming>(m, "_EventTiming",
                           "The timing state of one PassContext fed by a native instrument.")
-      .def(py::init([](std::shared_ptr<Clock> clock) {
+      .def(py::init([](std::shared_ptr<Clock> clock, bool files_from_environment) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
-             return EventTiming(std::make_shared<TileLangPassTimingInstrument>(0.0, source));
+             auto timing = std::make_shared<TileLangPassTimingInstrument>(0.0, source);
+             if (files_from_environment) {
+               timing->write_files(
+                   OutputSettings::from_environment(Environment::process(), next_compile_number()));
+             }
+             return EventTiming(std::move(timing));
            }),
-           py::kw_only(), py::arg("clock") = nullptr)
+           py::kw_only(), py::arg("clock") = nullptr, py::arg("files_from_environment") = false,
+           "files_from_environment: write PASSTIMING_PROFILE and PASSTIMING_EVENTS as an "
+           "instrument used on its own does.")
       .def_property_readonly(
           "sink_address",
           [](const EventTiming& self) { return reinterpret_cast<std::uintptr_t>(&self.sink); },
@@ -109,6 +117,8 @@ void bind_native_timing(py::module_& m) {
       .def_property_readonly("events_path",
                              [](const Session& self) { return self.tool->outputs().events_path; });
 
+  m.def("next_compile_number", &next_compile_number,
+        "The number of the next compile session of this process (%n), from 0.");
   m.def(
       "expand_path_pattern",
       [](const std::string& pattern, long pid, unsigned long compile) {

@@ -80,8 +80,8 @@ PyObject* run_before_pass(PyObject* self, PyObject* const* args, Py_ssize_t narg
     py::object storage;
     const std::string_view name = pass_name(info, storage);
     const std::string kernel = kernel_label_of(mod);
-    // The clock is read last, so the work above is not the pass's time.
-    state.machine.before_now(*state.clock, name, kernel);
+    // The sink reads the clock last, so the work above is not the pass's time.
+    state.events->run_before_pass(name, kernel);
   } catch (...) {
     return raise_current();
   }
@@ -91,14 +91,13 @@ PyObject* run_before_pass(PyObject* self, PyObject* const* args, Py_ssize_t narg
 PyObject* run_after_pass(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                          PyObject* kwnames) {
   TimingCallbacks& state = callbacks_of(self);
-  // The clock is read first, so the work below is not the pass's time.
-  const Nanoseconds t = state.clock->now_ns();
   PyObject* mod;
   PyObject* info;
   if (!mod_and_info("run_after_pass", args, nargs, kwnames, mod, info)) return nullptr;
   try {
     py::object storage;
-    state.machine.after(t, pass_name(info, storage));
+    // Only `info.name` is read before the sink reads the clock.
+    state.events->run_after_pass(pass_name(info, storage));
   } catch (...) {
     return raise_current();
   }
@@ -107,8 +106,7 @@ PyObject* run_after_pass(PyObject* self, PyObject* const* args, Py_ssize_t nargs
 
 PyObject* enter_pass_ctx(PyObject* self, PyObject*) {
   try {
-    TimingCallbacks& state = callbacks_of(self);
-    state.machine.enter(state.clock->now_ns());
+    callbacks_of(self).events->enter_pass_ctx();
   } catch (...) {
     return raise_current();
   }
@@ -117,8 +115,7 @@ PyObject* enter_pass_ctx(PyObject* self, PyObject*) {
 
 PyObject* exit_pass_ctx(PyObject* self, PyObject*) {
   try {
-    TimingCallbacks& state = callbacks_of(self);
-    state.machine.exit(state.clock->now_ns());
+    callbacks_of(self).events->exit_pass_ctx();
   } catch (...) {
     return raise_current();
   }

@@ -12,18 +12,22 @@
 
 #include "bindings.h"
 #include "passtiming/clock.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/pass_timing.h"
 
 namespace passtiming::python {
 
-/// The callback state. It never refers to the Python wrapper, so a
-/// PassContext that keeps the instrument does not keep the wrapper alive.
-/// Calls arrive with the GIL held, which serialises them as the state
-/// machine requires.
+/// The callback state: the core's timing instrument, driven through its
+/// PassEventSink. It never refers to the Python wrapper, so a PassContext
+/// that keeps the instrument does not keep the wrapper alive. Calls arrive
+/// with the GIL held, which serialises them as the state machine requires.
 struct TimingCallbacks {
-  explicit TimingCallbacks(std::shared_ptr<const Clock> c) : clock(std::move(c)) {}
-  std::shared_ptr<const Clock> clock;
-  TimingStateMachine machine;
+  explicit TimingCallbacks(std::shared_ptr<const Clock> clock)
+      : timing(std::make_shared<TileLangPassTimingInstrument>(0.0, std::move(clock))),
+        events(timing->events()) {}
+  std::shared_ptr<TileLangPassTimingInstrument> timing;
+  std::shared_ptr<PassEventSink> events;
+
+  const Section& section() const { return timing->section(); }
 };
 
 /// Adds the type `TimingPassInstrument` to `m`.

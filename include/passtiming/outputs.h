@@ -25,6 +25,11 @@ inline constexpr std::string_view kEventsEnv = "PASSTIMING_EVENTS";
 ///     expand_path_pattern("/tmp/prof-%p-%n.json", 42, 3);  // "/tmp/prof-42-3.json"
 std::string expand_path_pattern(std::string_view pattern, long pid, unsigned long compile = 0);
 
+/// The number of the next compile session of this process, from 0: what a
+/// source that compiles many times in one process (TileLang, the Python
+/// instruments) gives `%n`. Thread-safe.
+unsigned long next_compile_number() noexcept;
+
 /// The output files of one compile session; unset (or empty) means none.
 ///
 ///     auto outputs = passtiming::OutputSettings::from_environment(Environment::process());
@@ -34,8 +39,9 @@ struct OutputSettings {
   std::optional<std::string> events_path;   ///< JSON Lines event log, streamed
 
   /// Reads PASSTIMING_PROFILE and PASSTIMING_EVENTS from `env`, expanding
-  /// `%p` to this process's id.
-  static OutputSettings from_environment(const Environment& env = Environment::process());
+  /// `%p` to this process's id and `%n` to `compile`.
+  static OutputSettings from_environment(const Environment& env = Environment::process(),
+                                         unsigned long compile = 0);
 };
 
 }  // namespace passtiming

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/outputs.h"
 #include "passtiming/pass_event_sink.h"
 #include "passtiming/pass_instrument.h"
 #include "passtiming/profile.h"
@@ -78,6 +79,15 @@ class TileLangPassTimingInstrument {
 
   /// Hands every raw event to `observer` as well (not owned; null for none).
   void set_observer(EventObserver* observer);
+
+  /// The files of an instrument used on its own, outside a compile session
+  /// (which writes its sections' files itself): with an events path the
+  /// event log is created now and streamed from then on (it replaces any
+  /// observer); with a profile path the JSON profile of each PassContext is
+  /// written when the context exits, replacing the previous one. A file that
+  /// cannot be written is logged on `tilelang.pass_timing`, naming it; this
+  /// never throws for a file.
+  void write_files(const OutputSettings& outputs);
 
  private:
   double threshold_ms_;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "passtiming/event_log.h"
+#include "passtiming/profile_io.h"
 #include "passtiming/profile_json.h"
 
 namespace {
@@ -256,6 +258,37 @@ TEST(MlirOptToolTest, WithoutTheFlagItIsMlirOpt) {
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.err, "");
   EXPECT_NE(run.out.find("llvm.func @matmul_pv"), std::string::npos);
+}
+
+/// As every event source does, the tool honours PASSTIMING_PROFILE and
+/// PASSTIMING_EVENTS, and either one turns timing on.
+TEST(MlirOptToolTest, WritesTheFilesTheEnvironmentNames) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("passtiming-mlir-env-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string profile = (dir / "p-%p.json").string();
+  const std::string events = (dir / "e.jsonl").string();
+  const std::string command = "PASSTIMING_PROFILE='" + profile + "' PASSTIMING_EVENTS='" + events +
+                              "' " + std::string(PASSTIMING_MLIR_OPT) + " " +
+                              example("matmul_tiled.mlir") + " " + pipeline_arg() +
+                              " -o /dev/null 2>" + (dir / "err").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(dir / "err");
+  // The report went to stderr as with --passtiming.
+  EXPECT_NE(read_text(dir / "err").find("TileLang Pass Timing Report"), std::string::npos);
+  std::vector<fs::path> profiles;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("p-", 0) == 0) profiles.push_back(entry.path());
+  }
+  ASSERT_EQ(profiles.size(), 1u);
+  const passtiming::Profile written = passtiming::load_profile(profiles[0].string());
+  ASSERT_EQ(written.sections.size(), 1u);
+  EXPECT_EQ(report_rows(read_text(dir / "err")).size(), written.sections[0].records.size());
+  // The event log replays to the same records.
+  std::ifstream log(events);
+  const passtiming::Profile replayed = passtiming::replay_event_log(log, events);
+  ASSERT_EQ(replayed.sections.size(), 1u);
+  EXPECT_EQ(replayed.sections[0].records.size(), written.sections[0].records.size());
+  fs::remove_all(dir);
 }
 
 }  // namespace

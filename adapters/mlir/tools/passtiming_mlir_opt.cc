@@ -4,7 +4,10 @@
 ///     passtiming-mlir-opt in.mlir --pass-pipeline='...' --passtiming -o out.mlir
 ///
 /// The report goes to stderr after the pipeline ends, also when it fails, so
-/// the passes that completed before the failure are never lost. Exit status:
+/// the passes that completed before the failure are never lost. As every
+/// event source does, it writes the JSON profile to PASSTIMING_PROFILE (when
+/// --passtiming-profile is not given) and streams the event log to
+/// PASSTIMING_EVENTS; either variable turns timing on. Exit status:
 /// 0 on success, 1 when mlir-opt fails, 2 for a bad --passtiming-* value or
 /// an unwritable profile.
 
@@ -27,7 +30,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "passtiming/event_log_writer.h"
 #include "passtiming/mlir.h"
+#include "passtiming/outputs.h"
+#include "passtiming/profile_io.h"
 #include "passtiming/profile_json.h"
 #include "passtiming/settings.h"
 
@@ -54,9 +60,10 @@ llvm::cl::opt<std::string> profile_flag(
 
 /// The timing threshold: nullopt when timing is off. Exits with status 2
 /// naming the option when its value is not a valid threshold.
-std::optional<double> requested_threshold() {
-  const bool wanted =
-      timing_flag || threshold_flag.getNumOccurrences() > 0 || profile_flag.getNumOccurrences() > 0;
+std::optional<double> requested_threshold(const passtiming::OutputSettings& outputs) {
+  const bool wanted = timing_flag || threshold_flag.getNumOccurrences() > 0 ||
+                      profile_flag.getNumOccurrences() > 0 || outputs.profile_path ||
+                      outputs.events_path;
   if (!wanted) return std::nullopt;
   if (threshold_flag.empty()) return 0.0;
   try {
@@ -69,15 +76,22 @@ std::optional<double> requested_threshold() {
 
 /// Prints the report (and writes the profile) of everything that ran.
 /// Returns false when the profile could not be written.
-bool emit_timing(passtiming::mlir::MlirPassTiming& timing) {
+bool emit_timing(passtiming::mlir::MlirPassTiming& timing,
+                 const passtiming::OutputSettings& outputs) {
   timing.finish();
   llvm::errs() << timing.report() << "\n";
   llvm::errs().flush();
-  if (profile_flag.empty()) return true;
+  // The flag wins over the variable, and names itself in the message.
+  const bool from_flag = !profile_flag.empty();
+  const std::optional<std::string> path =
+      from_flag ? std::optional<std::string>(profile_flag) : outputs.profile_path;
+  if (!path) return true;
   try {
-    passtiming::write_profile_file(timing.profile(), profile_flag);
+    passtiming::write_profile_file(timing.profile(), *path);
   } catch (const std::exception& error) {
-    llvm::errs() << "passtiming-mlir-opt: error: --passtiming-profile: " << error.what() << "\n";
+    llvm::errs() << "passtiming-mlir-opt: error: "
+                 << (from_flag ? "--passtiming-profile" : "PASSTIMING_PROFILE") << ": "
+                 << error.what() << "\n";
     return false;
   }
   return true;
@@ -94,7 +108,8 @@ int main(int argc, char** argv) {
 
   auto [input_path, output_path] = mlir::registerAndParseCLIOptions(
       argc, argv, "passtiming-mlir-opt: mlir-opt with per-pass timing\n", registry);
-  const std::optional<double> threshold = requested_threshold();
+  const passtiming::OutputSettings outputs = passtiming::OutputSettings::from_environment();
+  const std::optional<double> threshold = requested_threshold(outputs);
 
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects()) {
@@ -105,10 +120,20 @@ int main(int argc, char** argv) {
   }
 
   std::shared_ptr<passtiming::mlir::MlirPassTiming> timing;
+  std::unique_ptr<passtiming::EventLogWriter> events;
+  if (threshold && outputs.events_path) {
+    try {
+      events = passtiming::EventLogWriter::open(*outputs.events_path,
+                                                passtiming::current_process_metadata());
+    } catch (const std::exception& error) {
+      llvm::errs() << "passtiming-mlir-opt: error: PASSTIMING_EVENTS: " << error.what() << "\n";
+      return kUsageError;
+    }
+  }
   if (threshold) {
     try {
       timing = std::make_shared<passtiming::mlir::MlirPassTiming>(
-          passtiming::mlir::Options{.threshold_ms = *threshold});
+          passtiming::mlir::Options{.threshold_ms = *threshold, .observer = events.get()});
     } catch (const std::exception& error) {
       llvm::errs() << "passtiming-mlir-opt: error: --passtiming-threshold-ms: " << error.what()
                    << "\n";
@@ -140,7 +165,8 @@ int main(int argc, char** argv) {
   // Only a successful run keeps its output file, as mlir-opt does.
   if (ok) output->keep();
   output.reset();
-  const bool timing_ok = !timing || emit_timing(*timing);
+  const bool timing_ok = !timing || emit_timing(*timing, outputs);
+  if (events) events->close();
   if (!timing_ok) return kUsageError;
   return ok ? 0 : 1;
 }

@@ -18,11 +18,9 @@ and, when asked, a JSON profile and an event log written per compile:
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import os
-import threading
 from collections.abc import Mapping
 
 from tilelang.instrumentation import (
@@ -42,16 +40,6 @@ TOOL_NAME = "passtiming"
 
 PROFILE_ENV = "PASSTIMING_PROFILE"
 EVENTS_ENV = "PASSTIMING_EVENTS"
-
-# Numbers the compile sessions of this process, for `%n` in file patterns.
-_compile_numbers = itertools.count()
-_compile_numbers_lock = threading.Lock()
-
-
-def _next_compile_number() -> int:
-    with _compile_numbers_lock:
-        return next(_compile_numbers)
-
 
 def _output_path(pattern: str | None, env_name: str, number: int) -> str | None:
     """`pattern` (else the environment variable) with %p, %n and %% expanded."""
@@ -93,7 +81,7 @@ class PassTimingTool(PassInstrumentationTool):
         self.threshold_ms = threshold_ms
         self._runs: list[tuple[str | None, TileLangPassTimingInstrument]] = []
         self._finished = False
-        number = _next_compile_number()
+        number = _passtiming.next_compile_number()  # %n: shared by every source
         self._report_file = (
             _passtiming.expand_path_pattern(report_file, os.getpid(), number) if report_file else None
         )

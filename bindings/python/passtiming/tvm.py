@@ -93,7 +93,11 @@ class TileLangPassTimingInstrument:
 
     def __init__(self, threshold_ms: float = 0.0, *, clock=None, _timing=None):
         self._threshold_ms = float(threshold_ms)
-        self._timing = _timing if _timing is not None else _passtiming._EventTiming(clock=clock)
+        if _timing is None:
+            # On its own (not a section of a TileLang compile), the instrument
+            # writes PASSTIMING_PROFILE and PASSTIMING_EVENTS itself.
+            _timing = _passtiming._EventTiming(clock=clock, files_from_environment=True)
+        self._timing = _timing
         self._instrument = _native()(self._timing.sink_address, "TileLangPassTimingInstrument")
 
     @property
