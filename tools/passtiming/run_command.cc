@@ -241,10 +241,9 @@ Action add_run_command(CLI::App& app) {
         return kExitUsage;
       }
       const char* existing = std::getenv("PYTHONPATH");
-      overrides.push_back(fmt::format("PYTHONPATH={}:{}{}{}",
-                                      (*package / "passtiming" / "_startup").string(),
-                                      package->string(), existing && *existing ? ":" : "",
-                                      existing ? existing : ""));
+      overrides.push_back(fmt::format(
+          "PYTHONPATH={}:{}{}{}", (*package / "passtiming" / "_startup").string(),
+          package->string(), existing && *existing ? ":" : "", existing ? existing : ""));
       overrides.push_back("PASSTIMING_PYTHON_HOOK=tilelang");
       for (const std::string* pattern : {&options->profile, &options->events}) {
         if (!pattern->empty() && pattern->find("%n") == std::string::npos) {
@@ -286,9 +285,9 @@ Action add_run_command(CLI::App& app) {
 
     TemporaryDirectory reports;
     overrides.push_back("PASSTIMING_THRESHOLD_MS=" + options->threshold);
-    overrides.push_back(options->no_report
-                            ? std::string("PASSTIMING_REPORT=off")
-                            : "PASSTIMING_REPORT=" + (reports.path() / "report-%p-%n.txt").string());
+    overrides.push_back(options->no_report ? std::string("PASSTIMING_REPORT=off")
+                                           : "PASSTIMING_REPORT=" +
+                                                 (reports.path() / "report-%p-%n.txt").string());
     overrides.push_back("PASSTIMING_PROFILE=" + options->profile);
     overrides.push_back("PASSTIMING_EVENTS=" + options->events);
     overrides.push_back("PASSTIMING_CONTEXT=" + options->context);
