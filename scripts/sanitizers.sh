@@ -3,7 +3,7 @@
 # UndefinedBehaviorSanitizer (build-asan) and under ThreadSanitizer
 # (build-tsan) from the CMake presets, and runs them: every test under
 # ASan+UBSan, the threaded tests under TSan. The LLVM/MLIR adapters and the
-# Python module are off in these builds (PASSTIMING_WITH_LLVM/MLIR=OFF,
+# Python package are off in these builds (PASSTIMING_WITH_LLVM/MLIR/TVM=OFF,
 # PASSTIMING_PYTHON=OFF): their libraries are not built with the sanitizers.
 #
 #   scripts/sanitizers.sh [asan|tsan]...      (default: both)

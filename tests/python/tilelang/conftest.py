@@ -34,3 +34,23 @@ def lower(prim_func, target):
     """Lowers `prim_func` with TileLang's own pipeline for `target`."""
     with target:
         return tilelang.lower(prim_func, target=target)
+
+
+@pytest.fixture
+def pass_timing_log(caplog):
+    """caplog, receiving the `tilelang.pass_timing` logger from DEBUG up.
+
+    TileLang's package logger (`tilelang`) does not propagate to the root
+    logger, where caplog listens; it propagates for the test's duration.
+    """
+    import logging
+
+    tilelang_logger = logging.getLogger("tilelang")
+    saved = tilelang_logger.propagate
+    tilelang_logger.propagate = True
+    caplog.set_level("DEBUG", logger="tilelang.pass_timing")
+    try:
+        yield caplog
+    finally:
+        tilelang_logger.propagate = saved
+
