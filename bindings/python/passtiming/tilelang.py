@@ -61,8 +61,8 @@ class PassTimingTool(PassInstrumentationTool):
     (default: ``PASSTIMING_PROFILE`` and ``PASSTIMING_EVENTS``) are file
     patterns (%p: pid, %n: this compile's number in the process) for the
     compile's JSON profile, written by ``finish``, and its event log,
-    streamed while the compile runs and readable even if it crashes.
-    ``report_file`` (a pattern likewise) sends the report to that file
+    streamed while the compile runs and readable even if it crashes; a
+    compile that runs no pass writes neither. ``report_file`` (a pattern likewise) sends the report to that file
     instead of the log (``passtiming run`` prints it when the script ends).
     """
 
@@ -81,17 +81,26 @@ class PassTimingTool(PassInstrumentationTool):
         self.threshold_ms = threshold_ms
         self._runs: list[tuple[str | None, TileLangPassTimingInstrument]] = []
         self._finished = False
+        self._patterns = (profile, events, report_file)
+        # Made with the first PassContext: a compile that runs no pass (a
+        # kernel-cache hit) writes no file and takes no compile number.
+        self._session = None
+        self._report_file = None
+
+    def _open_session(self):
+        profile, events, report_file = self._patterns
         number = _passtiming.next_compile_number()  # %n: shared by every source
-        self._report_file = (
-            _passtiming.expand_path_pattern(report_file, os.getpid(), number) if report_file else None
-        )
+        if report_file:
+            self._report_file = _passtiming.expand_path_pattern(report_file, os.getpid(), number)
         self._session = _passtiming._Session(
             _output_path(profile, PROFILE_ENV, number), _output_path(events, EVENTS_ENV, number)
         )
+        return self._session
 
     def create_pass_instrument(self) -> object:
         context = current_pass_instrument_context()
-        section = self._session.new_section("" if context is None else str(context))
+        session = self._session or self._open_session()
+        section = session.new_section("" if context is None else str(context))
         timing = TileLangPassTimingInstrument(threshold_ms=self.threshold_ms, _timing=section)
         self._runs.append((context, timing))
         return timing.instrument
@@ -110,13 +119,13 @@ class PassTimingTool(PassInstrumentationTool):
 
     @property
     def profile_path(self) -> str | None:
-        """The JSON profile this compile writes, if any."""
-        return self._session.profile_path
+        """The JSON profile this compile writes, if any (None before its first PassContext)."""
+        return self._session.profile_path if self._session else None
 
     @property
     def events_path(self) -> str | None:
-        """The event log this compile streams, if any."""
-        return self._session.events_path
+        """The event log this compile streams, if any (None before its first PassContext)."""
+        return self._session.events_path if self._session else None
 
     def report(self) -> str:
         """Generate one compile report containing one section per PassContext."""
@@ -143,7 +152,8 @@ class PassTimingTool(PassInstrumentationTool):
             elif self._runs:
                 _write_text(self._report_file, self.report() + "\n")
         finally:
-            self._session.close_outputs()
+            if self._session is not None:
+                self._session.close_outputs()
 
 
 def _write_text(path: str, text: str) -> None:
