@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace passtiming::cli {
 
@@ -36,6 +39,13 @@ Action add_diff_command(CLI::App& app);
 
 /// `passtiming convert INPUT --to chrome|html|json [-o OUT]`
 Action add_convert_command(CLI::App& app);
+
+/// `passtiming export FILE... --to rows|otlp [--meta KEY=VALUE]... [-o OUT]`
+Action add_export_command(CLI::App& app);
+
+/// Parses `--meta KEY=VALUE` texts; throws ConfigError naming a bad one.
+std::vector<std::pair<std::string, std::string>> parse_meta_pairs(
+    const std::vector<std::string>& texts);
 
 /// Runs the tool with `argv`; the process's main and the tests call this.
 int run_cli(int argc, const char* const* argv);

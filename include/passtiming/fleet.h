@@ -1,0 +1,61 @@
+#pragma once
+/// \file
+/// A profile as a fleet stores it: one flat row per pass execution, carrying
+/// the identity of the run (ClickHouse's JSONEachRow; docs/fleet.md), or
+/// OpenTelemetry spans in the OTLP JSON file format.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "passtiming/output_file.h"
+#include "passtiming/profile.h"
+#include "passtiming/settings.h"
+
+namespace passtiming {
+
+/// The version of the row schema (docs/fleet.md). A row carries it as
+/// `schema_version`; a change of column meaning or type increments it.
+inline constexpr int kRowSchemaVersion = 1;
+
+/// `key=value` pairs given with `--meta`, in order.
+using MetaPairs = std::vector<std::pair<std::string, std::string>>;
+
+/// Who made a profile, when and where: the columns every row of it repeats.
+struct RunIdentity {
+  std::string run_id;      ///< unique per profile, stable across exports
+  std::string host;        ///< host name
+  std::string start_time;  ///< UTC, "YYYY-MM-DD hh:mm:ss" (ClickHouse's DateTime text)
+  std::string command;     ///< the profiled command line
+  std::string tool;        ///< clang, opt, mlir, tvm, tilelang, or what `tool=` says
+  std::string commit;      ///< source revision, or ""
+  std::string build_id;    ///< CI build or pipeline id, or ""
+  MetaPairs meta;          ///< the other `--meta` pairs
+};
+
+/// The identity of a run from its profile's metadata and `meta`:
+/// - `run_id=`, `tool=`, `commit=`, `build_id=` in `meta` win;
+/// - else the commit and build id come from the variables CI systems set
+///   (GITHUB_SHA, CI_COMMIT_SHA, BUILDKITE_COMMIT, GIT_COMMIT; GITHUB_RUN_ID,
+///   CI_PIPELINE_ID, BUILDKITE_BUILD_ID, BUILD_ID), first found;
+/// - the tool is guessed from the command (clang, opt, mlir, else tilelang
+///   for a Python command, else the command's program name);
+/// - the run id is a hash of host, pid, start time and command, so the same
+///   profile always gets the same id (which makes a repeated push
+///   idempotent) and two runs practically never share one.
+/// Throws ConfigError naming a pair whose key is empty.
+RunIdentity run_identity(const ProfileMetadata& metadata, const MetaPairs& meta,
+                         const Environment& env = Environment::process());
+
+/// One JSON object per line per record of `profile`, in section order and
+/// then completion order, with the columns of docs/fleet.md.
+void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink);
+
+/// One OTLP JSON `TracesData` document (a line) for `profile`: a trace per
+/// section, a root span for the section and a span per record, nested by
+/// parent span ids, with the figures as attributes. Times are the record's
+/// start and end offsets from the section's first pass, added to the
+/// profile's start time.
+void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink);
+
+}  // namespace passtiming

@@ -1,0 +1,196 @@
+/// \file
+/// The fleet's row per pass execution (docs/fleet.md) and the run identity
+/// every row repeats.
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_text.h"
+#include "passtiming/errors.h"
+#include "passtiming/fleet.h"
+#include "text_writing.h"
+
+namespace passtiming {
+namespace {
+
+using detail::put;
+using detail::put_int;
+
+/// 64-bit FNV-1a: a stable hash, the same on every machine and in every
+/// version, which a run id must be.
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce484222325ull) {
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string value_of(const MetaPairs& meta, std::string_view key) {
+  std::string found;
+  for (const auto& [k, v] : meta) {
+    if (k == key) found = v;  // the last one given wins, as on a command line
+  }
+  return found;
+}
+
+std::string first_set(const Environment& env, std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
+    if (std::optional<std::string> value = env.get(name); value && !value->empty()) {
+      return *value;
+    }
+  }
+  return {};
+}
+
+/// The program of a command line: its first word, without its directory.
+std::string_view program_of(std::string_view command) {
+  std::string_view first = command.substr(0, command.find(' '));
+  if (first.size() >= 2 && first.front() == '\'' && first.back() == '\'') {
+    first = first.substr(1, first.size() - 2);
+  }
+  const std::size_t slash = first.rfind('/');
+  return slash == std::string_view::npos ? first : first.substr(slash + 1);
+}
+
+std::string guess_tool(std::string_view command) {
+  const std::string_view program = program_of(command);
+  if (program.starts_with("clang")) return "clang";
+  if (program.starts_with("opt")) return "opt";
+  if (program.find("mlir") != std::string_view::npos) return "mlir";
+  if (program.starts_with("python")) return "tilelang";
+  return std::string(program);
+}
+
+/// "2026-12-06T04:39:43Z" as ClickHouse's DateTime text "2026-12-06 04:39:43".
+std::string datetime_text(std::string_view iso) {
+  std::string text(iso.substr(0, 19));
+  if (text.size() == 19 && text[10] == 'T') {
+    text[10] = ' ';
+    return text;
+  }
+  return "1970-01-01 00:00:00";  // unknown: the epoch, never a value ClickHouse rejects
+}
+
+/// `"key":` followed by the JSON string of `value` and a comma.
+void member(std::string& out, std::string_view key, std::string_view value) {
+  out += '"';
+  out += key;
+  out += "\":";
+  detail::append_json_string(out, value);
+  out += ',';
+}
+
+}  // namespace
+
+RunIdentity run_identity(const ProfileMetadata& metadata, const MetaPairs& meta,
+                         const Environment& env) {
+  RunIdentity run;
+  for (const auto& [key, value] : meta) {
+    if (key.empty()) throw ConfigError("--meta: an empty key in '=" + value + "'");
+    if (key != "run_id" && key != "tool" && key != "commit" && key != "build_id") {
+      run.meta.emplace_back(key, value);
+    }
+  }
+  run.host = metadata.host;
+  run.start_time = datetime_text(metadata.start_time);
+  run.command = metadata.command;
+  run.tool = value_of(meta, "tool");
+  if (run.tool.empty()) run.tool = guess_tool(metadata.command);
+  run.commit = value_of(meta, "commit");
+  if (run.commit.empty()) {
+    run.commit = first_set(env, {"GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"});
+  }
+  run.build_id = value_of(meta, "build_id");
+  if (run.build_id.empty()) {
+    run.build_id =
+        first_set(env, {"GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILDKITE_BUILD_ID", "BUILD_ID"});
+  }
+  run.run_id = value_of(meta, "run_id");
+  if (run.run_id.empty()) {
+    std::uint64_t hash = fnv1a(metadata.host);
+    hash = fnv1a(std::to_string(metadata.pid), hash ^ 0x1f);
+    hash = fnv1a(metadata.start_time, hash ^ 0x2f);
+    hash = fnv1a(metadata.command, hash ^ 0x3f);
+    run.run_id = fmt::format("{:016x}", hash);
+  }
+  return run;
+}
+
+void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+  // What every row of the profile repeats, escaped once.
+  std::string head = fmt::format("{{\"schema_version\":{},", kRowSchemaVersion);
+  member(head, "run_id", run.run_id);
+  member(head, "host", run.host);
+  member(head, "start_time", run.start_time);
+  member(head, "command", run.command);
+  member(head, "tool", run.tool);
+  member(head, "commit", run.commit);
+  member(head, "build_id", run.build_id);
+  head += "\"meta_keys\":[";
+  for (std::size_t i = 0; i < run.meta.size(); ++i) {
+    if (i) head += ',';
+    detail::append_json_string(head, run.meta[i].first);
+  }
+  head += "],\"meta_values\":[";
+  for (std::size_t i = 0; i < run.meta.size(); ++i) {
+    if (i) head += ',';
+    detail::append_json_string(head, run.meta[i].second);
+  }
+  head += "],";
+
+  std::string out;
+  out.reserve(kTextPieceBytes + 4096);
+  for (std::size_t s = 0; s < profile.sections.size(); ++s) {
+    const Section& section = profile.sections[s];
+    std::string section_head = head;
+    section_head += fmt::format("\"section\":{},", s);
+    member(section_head, "context", section.context);
+    std::vector<std::string> quoted(section.names.size());
+    for (std::size_t id = 0; id < quoted.size(); ++id) {
+      detail::append_json_string(quoted[id], section.names[static_cast<NameId>(id)]);
+    }
+    for (const Record& r : section.records) {
+      out += section_head;
+      // The numbers and the two names: at most 12 numbers and 8 keys.
+      char numbers[512];
+      char* p = numbers;
+      p = put(p, "\"sequence\":");
+      p = put_int(p, r.sequence);
+      p = put(p, ",\"parent_sequence\":");
+      p = put_int(p, r.parent == kNoParent ? std::int64_t{-1} : std::int64_t{r.parent});
+      p = put(p, ",\"pass\":");
+      out.append(numbers, p);
+      out += quoted[r.name];
+      out += ",\"kernel\":";
+      out += quoted[r.kernel];
+      p = numbers;
+      p = put(p, ",\"depth\":");
+      p = put_int(p, r.depth);
+      p = put(p, ",\"thread\":");
+      p = put_int(p, r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
+      p = put(p, ",\"start_ns\":");
+      p = put_int(p, r.start_ns);
+      p = put(p, ",\"inclusive_ns\":");
+      p = put_int(p, r.inclusive_ns);
+      p = put(p, ",\"self_ns\":");
+      p = put_int(p, r.self_ns);
+      p = put(p, ",\"failed\":");
+      p = put_int(p, (r.flags & kRecordFailed) ? 1 : 0);
+      p = put(p, "}\n");
+      out.append(numbers, p);
+      if (out.size() >= kTextPieceBytes) {
+        sink(out);
+        out.clear();
+      }
+    }
+  }
+  if (!out.empty()) sink(out);
+}
+
+}  // namespace passtiming

@@ -1,0 +1,216 @@
+/// \file
+/// A profile as OpenTelemetry spans, in the OTLP JSON file format (one
+/// `TracesData` document per line, as OpenTelemetry's file exporter writes
+/// it): trace and span ids in hex, 64-bit integers as strings, enums as
+/// numbers.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_text.h"
+#include "passtiming/fleet.h"
+#include "passtiming/version.h"
+
+namespace passtiming {
+namespace {
+
+constexpr int kSpanKindInternal = 1;
+constexpr int kStatusError = 2;
+/// The sequence the root span of a section takes in its span id.
+constexpr std::uint64_t kRootSequence = ~std::uint64_t{0};
+
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash) {
+  for (const unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i) {
+    hash ^= (value >> (8 * i)) & 0xff;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+/// Ids derived from the run, section and sequence: exporting a profile
+/// twice gives the same spans, so a collector can drop the repeat.
+struct Ids {
+  std::uint64_t run;
+  std::string trace_id(std::size_t section) const {
+    const std::uint64_t a = mix(run, section);
+    return fmt::format("{:016x}{:016x}", a, mix(a ^ 0x9e3779b97f4a7c15ull, section));
+  }
+  std::string span_id(std::size_t section, std::uint64_t sequence) const {
+    std::uint64_t id = mix(mix(run ^ 0x51, section), sequence);
+    if (id == 0) id = 1;  // an all-zero span id is invalid
+    return fmt::format("{:016x}", id);
+  }
+};
+
+/// Seconds since the epoch of "YYYY-MM-DDThh:mm:ssZ", or 0.
+std::int64_t epoch_seconds(std::string_view iso) {
+  std::tm t{};
+  const std::string text(iso);
+  if (::strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &t) == nullptr) return 0;
+  return static_cast<std::int64_t>(::timegm(&t));
+}
+
+void string_attribute(std::string& out, std::string_view key, std::string_view value) {
+  out += "{\"key\":";
+  detail::append_json_string(out, key);
+  out += ",\"value\":{\"stringValue\":";
+  detail::append_json_string(out, value);
+  out += "}}";
+}
+
+void int_attribute(std::string& out, std::string_view key, std::uint64_t value) {
+  out += "{\"key\":";
+  detail::append_json_string(out, key);
+  out += fmt::format(",\"value\":{{\"intValue\":\"{}\"}}}}", value);
+}
+
+struct Span {
+  std::string_view trace_id;
+  std::string span_id;
+  std::string parent_id;  ///< "" for a root
+  std::string_view name;
+  std::uint64_t start_unix_ns;
+  std::uint64_t end_unix_ns;
+  bool failed;
+};
+
+void open_span(std::string& out, const Span& span) {
+  out += "{\"traceId\":\"";
+  out += span.trace_id;
+  out += "\",\"spanId\":\"";
+  out += span.span_id;
+  out += '"';
+  if (!span.parent_id.empty()) {
+    out += ",\"parentSpanId\":\"";
+    out += span.parent_id;
+    out += '"';
+  }
+  out += ",\"name\":";
+  detail::append_json_string(out, span.name);
+  out += fmt::format(
+      ",\"kind\":{},\"startTimeUnixNano\":\"{}\",\"endTimeUnixNano\":\"{}\",\"attributes\":[",
+      kSpanKindInternal, span.start_unix_ns, span.end_unix_ns);
+}
+
+void close_span(std::string& out, bool failed) {
+  out += ']';
+  if (failed) out += fmt::format(",\"status\":{{\"code\":{}}}", kStatusError);
+  out += '}';
+}
+
+}  // namespace
+
+void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+  const Ids ids{fnv1a(run.run_id, 0xcbf29ce484222325ull)};
+  // One clock for every section: offsets from the profile's first pass.
+  Nanoseconds origin = 0;
+  bool any = false;
+  for (const Section& section : profile.sections) {
+    for (const Record& r : section.records) {
+      origin = any ? std::min(origin, r.start_ns) : r.start_ns;
+      any = true;
+    }
+  }
+  const std::uint64_t base_ns =
+      static_cast<std::uint64_t>(epoch_seconds(profile.metadata.start_time)) * 1'000'000'000ull;
+
+  std::string out;
+  out.reserve(kTextPieceBytes + 4096);
+  out += "{\"resourceSpans\":[{\"resource\":{\"attributes\":[";
+  string_attribute(out, "service.name", "passtiming");
+  out += ',';
+  string_attribute(out, "host.name", run.host);
+  out += ',';
+  string_attribute(out, "process.command_line", run.command);
+  out += ',';
+  int_attribute(out, "process.pid", static_cast<std::uint64_t>(profile.metadata.pid));
+  for (const auto& [key, value] :
+       {std::pair<std::string_view, std::string_view>{"passtiming.run_id", run.run_id},
+        {"passtiming.tool", run.tool},
+        {"passtiming.commit", run.commit},
+        {"passtiming.build_id", run.build_id},
+        {"passtiming.start_time", run.start_time}}) {
+    out += ',';
+    string_attribute(out, key, value);
+  }
+  for (const auto& [key, value] : run.meta) {
+    out += ',';
+    string_attribute(out, "passtiming.meta." + key, value);
+  }
+  out += "]},\"scopeSpans\":[{\"scope\":{\"name\":\"passtiming\",\"version\":\"";
+  out += kVersion;
+  out += "\"},\"spans\":[";
+
+  bool first_span = true;
+  for (std::size_t s = 0; s < profile.sections.size(); ++s) {
+    const Section& section = profile.sections[s];
+    if (section.records.empty()) continue;
+    const std::string trace_id = ids.trace_id(s);
+    const std::string root_id = ids.span_id(s, kRootSequence);
+    Nanoseconds first = section.records.front().start_ns;
+    Nanoseconds last = first;
+    for (const Record& r : section.records) {
+      first = std::min(first, r.start_ns);
+      last = std::max(last, r.start_ns + r.inclusive_ns);
+    }
+    auto unix_ns = [&](Nanoseconds t) { return base_ns + (t - origin); };
+
+    // The section: the PassContext, parent of its top-level passes.
+    if (!first_span) out += ',';
+    first_span = false;
+    open_span(out, {trace_id, root_id, "",
+                    section.context.empty() ? std::string_view("PassContext")
+                                            : std::string_view(section.context),
+                    unix_ns(first), unix_ns(last), false});
+    int_attribute(out, "passtiming.section", s);
+    out += ',';
+    string_attribute(out, "passtiming.context", section.context);
+    out += ',';
+    int_attribute(out, "passtiming.records", section.records.size());
+    close_span(out, false);
+
+    for (const Record& r : section.records) {
+      out += ',';
+      const bool failed = (r.flags & kRecordFailed) != 0;
+      open_span(out,
+                {trace_id, ids.span_id(s, r.sequence),
+                 r.parent == kNoParent ? root_id : ids.span_id(s, r.parent), section.name_of(r),
+                 unix_ns(r.start_ns), unix_ns(r.start_ns + r.inclusive_ns), failed});
+      string_attribute(out, "passtiming.kernel", section.kernel_of(r));
+      out += ',';
+      int_attribute(out, "passtiming.sequence", r.sequence);
+      out += ',';
+      int_attribute(out, "passtiming.depth", r.depth);
+      out += ',';
+      int_attribute(out, "passtiming.thread",
+                    r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
+      out += ',';
+      int_attribute(out, "passtiming.inclusive_ns", r.inclusive_ns);
+      out += ',';
+      int_attribute(out, "passtiming.self_ns", r.self_ns);
+      close_span(out, failed);
+      if (out.size() >= kTextPieceBytes) {
+        sink(out);
+        out.clear();
+      }
+    }
+  }
+  out += "]}]}]}\n";
+  sink(out);
+}
+
+}  // namespace passtiming

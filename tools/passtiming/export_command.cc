@@ -1,0 +1,78 @@
+// `passtiming export FILE... --to rows|otlp [--meta KEY=VALUE]... [-o OUT]`:
+// profiles (or event logs) as a fleet stores them: ClickHouse JSONEachRow
+// rows, one per pass execution, or OTLP JSON spans (docs/fleet.md).
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "passtiming/errors.h"
+#include "passtiming/fleet.h"
+#include "passtiming/output_file.h"
+#include "profile_inputs.h"
+
+namespace passtiming::cli {
+
+MetaPairs parse_meta_pairs(const std::vector<std::string>& texts) {
+  MetaPairs pairs;
+  for (const std::string& text : texts) {
+    const std::size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw ConfigError("--meta '" + text + "': expected KEY=VALUE");
+    }
+    pairs.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return pairs;
+}
+
+Action add_export_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> inputs;
+    std::string to;
+    std::vector<std::string> meta;
+    std::string output = "-";
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "export",
+      "Write profiles as a fleet stores them: one JSON row per pass execution (ClickHouse "
+      "JSONEachRow) or OpenTelemetry spans (OTLP JSON); see docs/fleet.md");
+  sub->add_option("FILE", options->inputs, "JSON profiles or JSONL event logs ('-' reads stdin)")
+      ->required();
+  sub->add_option("--to", options->to, "output format")
+      ->required()
+      ->check(CLI::IsMember({"rows", "otlp"}));
+  sub->add_option("--meta", options->meta,
+                  "KEY=VALUE for every row (repeatable); run_id, tool, commit and build_id set "
+                  "those columns, other keys go to meta_keys/meta_values");
+  sub->add_option("-o,--output", options->output,
+                  "output file, replaced atomically (default '-': stdout)");
+
+  return [options]() -> int {
+    MetaPairs meta;
+    try {
+      meta = parse_meta_pairs(options->meta);
+    } catch (const ConfigError& e) {
+      return input_failure(e.what());
+    }
+    try {
+      OutputFile out(options->output);
+      const TextSink sink = out.sink();
+      for_each_profile(options->inputs, [&](Profile&& profile) {
+        const RunIdentity run = run_identity(profile.metadata, meta);
+        if (options->to == "rows") {
+          write_rows(profile, run, sink);
+        } else {
+          write_otlp(profile, run, sink);
+        }
+      });
+      out.commit();
+    } catch (const std::exception& e) {
+      return input_failure(e.what());
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace passtiming::cli
