@@ -21,33 +21,11 @@
 #include "passtiming/profile_io.h"
 #include "passtiming/profile_json.h"
 #include "passtiming/timing_state.h"
+#include "synthetic_profile.h"
 
 namespace {
 
 using passtiming::Nanoseconds;
-
-/// A profile of `passes` top-level passes, each with one nested child, over
-/// 60 distinct pass names and 8 kernels, timed by a synthetic clock.
-passtiming::Profile synthetic_profile(std::size_t records) {
-  std::vector<std::string> names, kernels;
-  for (int i = 0; i < 60; ++i) names.push_back(fmt::format("tl.TransformPass{}", i));
-  for (int i = 0; i < 8; ++i) kernels.push_back(fmt::format("kernel_{}", i));
-  passtiming::TimingStateMachine sm;
-  Nanoseconds t = 1'000'000;
-  sm.enter(t, "stage=lower, kernel=bench");
-  for (std::size_t i = 0; i + 1 < records; i += 2) {
-    const std::string& kernel = kernels[(i / 2) % kernels.size()];
-    sm.before(t += 1'000, names[(i / 2) % names.size()], kernel);
-    sm.before(t += 2'345, names[(i / 2 + 7) % names.size()], kernel);
-    sm.after(t += 123'456, names[(i / 2 + 7) % names.size()]);
-    sm.after(t += 777, names[(i / 2) % names.size()]);
-  }
-  sm.exit(t);
-  passtiming::Profile profile;
-  profile.metadata = {"passtiming 0.1.0", "bench", "host", "2024-01-01T00:00:00Z", 1};
-  profile.sections.push_back(sm.take_section());
-  return profile;
-}
 
 std::string temp_path(std::string_view stem) {
   return fmt::format("{}/passtiming-bench-{}-{}.json",
@@ -57,7 +35,8 @@ std::string temp_path(std::string_view stem) {
 /// write_profile_file(): the JSON streamed in 64 KiB pieces into a new file
 /// that replaces the old one, as the library and `passtiming merge` write it.
 void BM_WriteProfileJson(benchmark::State& state) {
-  const passtiming::Profile profile = synthetic_profile(static_cast<std::size_t>(state.range(0)));
+  const passtiming::Profile profile =
+      passtiming::bench::synthetic_profile(static_cast<std::size_t>(state.range(0)));
   const std::string path = temp_path("write");
   for (auto _ : state) passtiming::write_profile_file(profile, path);
   state.counters["records"] = static_cast<double>(profile.record_count());
@@ -71,8 +50,8 @@ BENCHMARK(BM_WriteProfileJson)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 /// formatting at all. On a virtual machine most of it is the kernel giving
 /// the file's pages memory.
 void BM_Floor_WriteFileOfSameSize(benchmark::State& state) {
-  const std::string json =
-      passtiming::profile_to_json(synthetic_profile(static_cast<std::size_t>(state.range(0))));
+  const std::string json = passtiming::profile_to_json(
+      passtiming::bench::synthetic_profile(static_cast<std::size_t>(state.range(0))));
   const std::string path = temp_path("floor");
   for (auto _ : state) {
     passtiming::OutputFile out(path);
@@ -88,7 +67,8 @@ BENCHMARK(BM_Floor_WriteFileOfSameSize)->Arg(1'000'000)->Unit(benchmark::kMillis
 
 /// profile_to_json(): the same text built as one string.
 void BM_WriteProfileJsonOneString(benchmark::State& state) {
-  const passtiming::Profile profile = synthetic_profile(static_cast<std::size_t>(state.range(0)));
+  const passtiming::Profile profile =
+      passtiming::bench::synthetic_profile(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     std::string json = passtiming::profile_to_json(profile);
     benchmark::DoNotOptimize(json.data());
@@ -99,7 +79,8 @@ BENCHMARK(BM_WriteProfileJsonOneString)->Arg(1'000'000)->Unit(benchmark::kMillis
 /// load_profile() of a profile file, as every command reads its inputs.
 void BM_ReadProfileJson(benchmark::State& state) {
   const std::string path = temp_path("read");
-  passtiming::write_profile_file(synthetic_profile(static_cast<std::size_t>(state.range(0))), path);
+  passtiming::write_profile_file(
+      passtiming::bench::synthetic_profile(static_cast<std::size_t>(state.range(0))), path);
   for (auto _ : state) {
     passtiming::Profile p = passtiming::load_profile(path);
     benchmark::DoNotOptimize(p.sections.data());
@@ -116,7 +97,8 @@ BENCHMARK(BM_ReadProfileJson)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 /// why load_profile streams large files in the writer's layout instead.
 void BM_Floor_ReadFileOfSameSize(benchmark::State& state) {
   const std::string path = temp_path("read-floor");
-  passtiming::write_profile_file(synthetic_profile(static_cast<std::size_t>(state.range(0))), path);
+  passtiming::write_profile_file(
+      passtiming::bench::synthetic_profile(static_cast<std::size_t>(state.range(0))), path);
   for (auto _ : state) {
     auto text = simdjson::padded_string::load(path);
     benchmark::DoNotOptimize(text.value().data());
@@ -277,7 +259,7 @@ void BM_Summary10kProfiles(benchmark::State& state) {
                    fmt::format("passtiming-bench-summary-{}", ::getpid());
   std::filesystem::create_directories(dir);
   std::vector<std::string> paths;
-  const passtiming::Profile profile = synthetic_profile(60);
+  const passtiming::Profile profile = passtiming::bench::synthetic_profile(60);
   const std::string json = passtiming::profile_to_json(profile);
   for (int i = 0; i < state.range(0); ++i) {
     paths.push_back((dir / fmt::format("p{}.json", i)).string());

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <ctime>
 #include <string>
@@ -16,6 +17,7 @@
 #include "json_text.h"
 #include "passtiming/fleet.h"
 #include "passtiming/version.h"
+#include "text_writing.h"
 
 namespace passtiming {
 namespace {
@@ -41,6 +43,12 @@ std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
   return hash;
 }
 
+/// A span id in hex, without the allocation a string of 16 would need.
+struct SpanId {
+  std::array<char, 16> digits{};
+  std::string_view text() const { return {digits.data(), digits.size()}; }
+};
+
 /// Ids derived from the run, section and sequence: exporting a profile
 /// twice gives the same spans, so a collector can drop the repeat.
 struct Ids {
@@ -49,10 +57,14 @@ struct Ids {
     const std::uint64_t a = mix(run, section);
     return fmt::format("{:016x}{:016x}", a, mix(a ^ 0x9e3779b97f4a7c15ull, section));
   }
-  std::string span_id(std::size_t section, std::uint64_t sequence) const {
+  SpanId span_id(std::size_t section, std::uint64_t sequence) const {
     std::uint64_t id = mix(mix(run ^ 0x51, section), sequence);
     if (id == 0) id = 1;  // an all-zero span id is invalid
-    return fmt::format("{:016x}", id);
+    SpanId hex;
+    for (std::size_t i = hex.digits.size(); i-- > 0; id >>= 4) {
+      hex.digits[i] = "0123456789abcdef"[id & 0xf];
+    }
+    return hex;
   }
 };
 
@@ -72,17 +84,26 @@ void string_attribute(std::string& out, std::string_view key, std::string_view v
   out += "}}";
 }
 
+/// An integer attribute. `key` is a plain ASCII name, written as it is:
+/// a span has six of these, so they are built without escaping or a
+/// temporary string.
 void int_attribute(std::string& out, std::string_view key, std::uint64_t value) {
-  out += "{\"key\":";
-  detail::append_json_string(out, key);
-  out += fmt::format(",\"value\":{{\"intValue\":\"{}\"}}}}", value);
+  char text[detail::kMaxIntChars + 64];
+  char* p = text;
+  p = detail::put(p, "{\"key\":\"");
+  out.append(text, p);
+  out += key;
+  p = detail::put(text, "\",\"value\":{\"intValue\":\"");
+  p = detail::put_int(p, value);
+  p = detail::put(p, "\"}}");
+  out.append(text, p);
 }
 
 struct Span {
   std::string_view trace_id;
-  std::string span_id;
-  std::string parent_id;  ///< "" for a root
-  std::string_view name;
+  std::string_view span_id;
+  std::string_view parent_id;    ///< "" for a root
+  std::string_view quoted_name;  ///< the name as a JSON string, quotes included
   std::uint64_t start_unix_ns;
   std::uint64_t end_unix_ns;
   bool failed;
@@ -100,10 +121,16 @@ void open_span(std::string& out, const Span& span) {
     out += '"';
   }
   out += ",\"name\":";
-  detail::append_json_string(out, span.name);
-  out += fmt::format(
-      ",\"kind\":{},\"startTimeUnixNano\":\"{}\",\"endTimeUnixNano\":\"{}\",\"attributes\":[",
-      kSpanKindInternal, span.start_unix_ns, span.end_unix_ns);
+  out += span.quoted_name;
+  char text[3 * detail::kMaxIntChars + 96];
+  char* p = detail::put(text, ",\"kind\":");
+  p = detail::put_int(p, kSpanKindInternal);
+  p = detail::put(p, ",\"startTimeUnixNano\":\"");
+  p = detail::put_int(p, span.start_unix_ns);
+  p = detail::put(p, "\",\"endTimeUnixNano\":\"");
+  p = detail::put_int(p, span.end_unix_ns);
+  p = detail::put(p, "\",\"attributes\":[");
+  out.append(text, p);
 }
 
 void close_span(std::string& out, bool failed) {
@@ -160,7 +187,7 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
     const Section& section = profile.sections[s];
     if (section.records.empty()) continue;
     const std::string trace_id = ids.trace_id(s);
-    const std::string root_id = ids.span_id(s, kRootSequence);
+    const SpanId root_id = ids.span_id(s, kRootSequence);
     Nanoseconds first = section.records.front().start_ns;
     Nanoseconds last = first;
     for (const Record& r : section.records) {
@@ -168,14 +195,19 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
       last = std::max(last, r.start_ns + r.inclusive_ns);
     }
     auto unix_ns = [&](Nanoseconds t) { return base_ns + (t - origin); };
+    // Each name as a JSON string once, not once per span.
+    std::vector<std::string> quoted(section.names.size());
+    for (std::size_t id = 0; id < quoted.size(); ++id) {
+      detail::append_json_string(quoted[id], section.names[static_cast<NameId>(id)]);
+    }
 
     // The section: the PassContext, parent of its top-level passes.
     if (!first_span) out += ',';
     first_span = false;
-    open_span(out, {trace_id, root_id, "",
-                    section.context.empty() ? std::string_view("PassContext")
-                                            : std::string_view(section.context),
-                    unix_ns(first), unix_ns(last), false});
+    std::string root_name;
+    detail::append_json_string(root_name,
+                               section.context.empty() ? "PassContext" : section.context);
+    open_span(out, {trace_id, root_id.text(), "", root_name, unix_ns(first), unix_ns(last), false});
     int_attribute(out, "passtiming.section", s);
     out += ',';
     string_attribute(out, "passtiming.context", section.context);
@@ -186,11 +218,13 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
     for (const Record& r : section.records) {
       out += ',';
       const bool failed = (r.flags & kRecordFailed) != 0;
-      open_span(out,
-                {trace_id, ids.span_id(s, r.sequence),
-                 r.parent == kNoParent ? root_id : ids.span_id(s, r.parent), section.name_of(r),
-                 unix_ns(r.start_ns), unix_ns(r.start_ns + r.inclusive_ns), failed});
-      string_attribute(out, "passtiming.kernel", section.kernel_of(r));
+      const SpanId id = ids.span_id(s, r.sequence);
+      const SpanId parent = r.parent == kNoParent ? root_id : ids.span_id(s, r.parent);
+      open_span(out, {trace_id, id.text(), parent.text(), quoted[r.name], unix_ns(r.start_ns),
+                      unix_ns(r.start_ns + r.inclusive_ns), failed});
+      out += "{\"key\":\"passtiming.kernel\",\"value\":{\"stringValue\":";
+      out += quoted[r.kernel];
+      out += "}}";
       out += ',';
       int_attribute(out, "passtiming.sequence", r.sequence);
       out += ',';
