@@ -38,7 +38,7 @@ import kernels
 import passtiming.tilelang
 from timing_helpers import LOGGER, profile_records, run_cli, shape, timing_messages
 
-KERNELS = {"matmul": kernels.gemm, "add": kernels.elementwise_add, "reduce_rows": kernels.row_sum}
+KERNELS = {"gemm": kernels.gemm, "add": kernels.elementwise_add, "reduce_rows": kernels.row_sum}
 PROBE = "passtiming-test-probe"
 
 

@@ -36,7 +36,7 @@ import passtiming.tvm
 from timing_helpers import children_of, completion_order, shape, to_ns, upstream_instrument_with
 
 THRESHOLDS_MS = (0.0, 0.05, 1.0, -1.0, float("nan"), float("inf"))
-KERNELS = {"matmul": kernels.gemm, "add": kernels.elementwise_add, "reduce_rows": kernels.row_sum}
+KERNELS = {"gemm": kernels.gemm, "add": kernels.elementwise_add, "reduce_rows": kernels.row_sum}
 
 
 @dataclasses.dataclass
