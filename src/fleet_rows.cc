@@ -122,68 +122,80 @@ RunIdentity run_identity(const ProfileMetadata& metadata, const MetaPairs& meta,
   return run;
 }
 
-void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+RowWriter::RowWriter(const Profile& profile, const RunIdentity& run) : profile_(profile) {
   // What every row of the profile repeats, escaped once.
-  std::string head = fmt::format("{{\"schema_version\":{},", kRowSchemaVersion);
-  member(head, "run_id", run.run_id);
-  member(head, "host", run.host);
-  member(head, "start_time", run.start_time);
-  member(head, "command", run.command);
-  member(head, "tool", run.tool);
-  member(head, "commit", run.commit);
-  member(head, "build_id", run.build_id);
-  head += "\"meta_keys\":[";
+  head_ = fmt::format("{{\"schema_version\":{},", kRowSchemaVersion);
+  member(head_, "run_id", run.run_id);
+  member(head_, "host", run.host);
+  member(head_, "start_time", run.start_time);
+  member(head_, "command", run.command);
+  member(head_, "tool", run.tool);
+  member(head_, "commit", run.commit);
+  member(head_, "build_id", run.build_id);
+  head_ += "\"meta_keys\":[";
   for (std::size_t i = 0; i < run.meta.size(); ++i) {
-    if (i) head += ',';
-    detail::append_json_string(head, run.meta[i].first);
+    if (i) head_ += ',';
+    detail::append_json_string(head_, run.meta[i].first);
   }
-  head += "],\"meta_values\":[";
+  head_ += "],\"meta_values\":[";
   for (std::size_t i = 0; i < run.meta.size(); ++i) {
-    if (i) head += ',';
-    detail::append_json_string(head, run.meta[i].second);
+    if (i) head_ += ',';
+    detail::append_json_string(head_, run.meta[i].second);
   }
-  head += "],";
+  head_ += "],";
+}
 
+void RowWriter::append(std::string& out, std::size_t s, std::size_t index) {
+  const Section& section = profile_.sections[s];
+  if (s != section_) {
+    // What every row of the section repeats, and its names, escaped once.
+    section_ = s;
+    section_head_ = head_;
+    section_head_ += fmt::format("\"section\":{},", s);
+    member(section_head_, "context", section.context);
+    quoted_.assign(section.names.size(), std::string());
+    for (std::size_t id = 0; id < quoted_.size(); ++id) {
+      detail::append_json_string(quoted_[id], section.names[static_cast<NameId>(id)]);
+    }
+  }
+  const Record& r = section.records[index];
+  out += section_head_;
+  // The numbers and the two names: at most 12 numbers and 8 keys.
+  char numbers[512];
+  char* p = numbers;
+  p = put(p, "\"sequence\":");
+  p = put_int(p, r.sequence);
+  p = put(p, ",\"parent_sequence\":");
+  p = put_int(p, r.parent == kNoParent ? std::int64_t{-1} : std::int64_t{r.parent});
+  p = put(p, ",\"pass\":");
+  out.append(numbers, p);
+  out += quoted_[r.name];
+  out += ",\"kernel\":";
+  out += quoted_[r.kernel];
+  p = numbers;
+  p = put(p, ",\"depth\":");
+  p = put_int(p, r.depth);
+  p = put(p, ",\"thread\":");
+  p = put_int(p, r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
+  p = put(p, ",\"start_ns\":");
+  p = put_int(p, r.start_ns);
+  p = put(p, ",\"inclusive_ns\":");
+  p = put_int(p, r.inclusive_ns);
+  p = put(p, ",\"self_ns\":");
+  p = put_int(p, r.self_ns);
+  p = put(p, ",\"failed\":");
+  p = put_int(p, (r.flags & kRecordFailed) ? 1 : 0);
+  p = put(p, "}\n");
+  out.append(numbers, p);
+}
+
+void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+  RowWriter writer(profile, run);
   std::string out;
   out.reserve(kTextPieceBytes + 4096);
   for (std::size_t s = 0; s < profile.sections.size(); ++s) {
-    const Section& section = profile.sections[s];
-    std::string section_head = head;
-    section_head += fmt::format("\"section\":{},", s);
-    member(section_head, "context", section.context);
-    std::vector<std::string> quoted(section.names.size());
-    for (std::size_t id = 0; id < quoted.size(); ++id) {
-      detail::append_json_string(quoted[id], section.names[static_cast<NameId>(id)]);
-    }
-    for (const Record& r : section.records) {
-      out += section_head;
-      // The numbers and the two names: at most 12 numbers and 8 keys.
-      char numbers[512];
-      char* p = numbers;
-      p = put(p, "\"sequence\":");
-      p = put_int(p, r.sequence);
-      p = put(p, ",\"parent_sequence\":");
-      p = put_int(p, r.parent == kNoParent ? std::int64_t{-1} : std::int64_t{r.parent});
-      p = put(p, ",\"pass\":");
-      out.append(numbers, p);
-      out += quoted[r.name];
-      out += ",\"kernel\":";
-      out += quoted[r.kernel];
-      p = numbers;
-      p = put(p, ",\"depth\":");
-      p = put_int(p, r.depth);
-      p = put(p, ",\"thread\":");
-      p = put_int(p, r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
-      p = put(p, ",\"start_ns\":");
-      p = put_int(p, r.start_ns);
-      p = put(p, ",\"inclusive_ns\":");
-      p = put_int(p, r.inclusive_ns);
-      p = put(p, ",\"self_ns\":");
-      p = put_int(p, r.self_ns);
-      p = put(p, ",\"failed\":");
-      p = put_int(p, (r.flags & kRecordFailed) ? 1 : 0);
-      p = put(p, "}\n");
-      out.append(numbers, p);
+    for (std::size_t i = 0; i < profile.sections[s].records.size(); ++i) {
+      writer.append(out, s, i);
       if (out.size() >= kTextPieceBytes) {
         sink(out);
         out.clear();

@@ -4,7 +4,10 @@
 /// the identity of the run (ClickHouse's JSONEachRow; docs/fleet.md), or
 /// OpenTelemetry spans in the OTLP JSON file format.
 
+#include <cstddef>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +53,41 @@ RunIdentity run_identity(const ProfileMetadata& metadata, const MetaPairs& meta,
 /// One JSON object per line per record of `profile`, in section order and
 /// then completion order, with the columns of docs/fleet.md.
 void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink);
+
+/// The rows of write_rows one at a time, for callers that send a profile in
+/// batches (`passtiming push`): what every row of the profile and of a
+/// section repeats is escaped once, as in write_rows.
+class RowWriter {
+ public:
+  /// `profile` must outlive the writer.
+  RowWriter(const Profile& profile, const RunIdentity& run);
+  /// Appends the row (a line ending in '\n') of `section`'s record `index`.
+  void append(std::string& out, std::size_t section, std::size_t index);
+
+ private:
+  const Profile& profile_;
+  std::string head_;
+  std::size_t section_ = static_cast<std::size_t>(-1);
+  std::string section_head_;
+  std::vector<std::string> quoted_;  ///< the section's names as JSON strings
+};
+
+/// A column of the row table: its name and ClickHouse type.
+struct RowColumn {
+  std::string_view name;
+  std::string_view type;
+};
+
+/// The columns of a row, in the order write_rows writes them.
+std::span<const RowColumn> row_columns();
+
+/// The ClickHouse statement that makes `table` for the rows (docs/fleet.md):
+/// `CREATE TABLE IF NOT EXISTS <table> (<columns>) ENGINE = ReplacingMergeTree
+/// PARTITION BY toYYYYMM(start_time) ORDER BY (pass, start_time, run_id,
+/// section, sequence)`. The sorting key puts pass and time first for the
+/// queries; run_id, section and sequence make it name one pass execution, so
+/// a row stored twice is one row after a merge. `table` is used as given.
+std::string row_table_ddl(std::string_view table);
 
 /// One OTLP JSON `TracesData` document (a line) for `profile`: a trace per
 /// section, a root span for the section and a span per record, nested by
