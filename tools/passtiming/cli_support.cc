@@ -29,6 +29,7 @@ int run_cli(int argc, const char* const* argv) {
   add(add_diff_command);
   add(add_convert_command);
   add(add_export_command);
+  add(add_push_command);
   add(add_run_command);
 
   try {

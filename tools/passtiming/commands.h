@@ -16,6 +16,7 @@ enum ExitStatus : int {
   kExitOk = 0,
   kExitRegression = 1,  ///< `diff` found a regression
   kExitUsage = 2,       ///< bad arguments or malformed input
+  kExitIncomplete = 3,  ///< `push` could not store everything (server away or refusing)
 };
 
 /// What a subcommand runs after parsing; returns the exit status.
@@ -42,6 +43,11 @@ Action add_convert_command(CLI::App& app);
 
 /// `passtiming export FILE... --to rows|otlp [--meta KEY=VALUE]... [-o OUT]`
 Action add_export_command(CLI::App& app);
+
+/// `passtiming push FILE... --clickhouse URL [--table T] [--create] [--meta KEY=VALUE]...
+/// [--batch-rows N] [--retries N] [--timeout-s S]`, or `push --print-schema [--table T]`:
+/// the rows of `export --to rows` stored in ClickHouse, each pass execution once.
+Action add_push_command(CLI::App& app);
 
 /// Parses `--meta KEY=VALUE` texts; throws ConfigError naming a bad one.
 std::vector<std::pair<std::string, std::string>> parse_meta_pairs(

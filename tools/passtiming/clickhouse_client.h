@@ -1,0 +1,59 @@
+#pragma once
+/// \file
+/// ClickHouse's HTTP interface through libcurl: one POST at a time on a
+/// connection kept alive, each bounded by a timeout. No retries here; the
+/// caller decides what a failure means (push_command.cc).
+
+#include <string>
+#include <string_view>
+
+namespace passtiming::cli {
+
+/// What one HTTP exchange gave.
+struct HttpReply {
+  /// A complete HTTP response arrived (whatever its status). False on a
+  /// transport failure: refused, reset, timed out, cut off.
+  bool transported = false;
+  long status = 0;    ///< the HTTP status, when transported
+  std::string body;   ///< the response body (ClickHouse's result or error text)
+  std::string error;  ///< the transport error, when !transported
+
+  /// Status 200.
+  bool ok() const { return transported && status == 200; }
+  /// Worth sending again: a transport failure, or 502, 503, 504 (a proxy or
+  /// load balancer in front of a server that is away).
+  bool transient() const { return !transported || status == 502 || status == 503 || status == 504; }
+  /// The first line of the body, or the transport error.
+  std::string message() const;
+};
+
+/// A ClickHouse server at an http:// or https:// URL.
+class ClickHouseHttp {
+ public:
+  /// `url` as given (`http://127.0.0.1:8123`, a path or parameters
+  /// allowed); every exchange ends after `timeout_s` seconds.
+  ClickHouseHttp(std::string url, double timeout_s);
+  ~ClickHouseHttp();
+  ClickHouseHttp(const ClickHouseHttp&) = delete;
+  ClickHouseHttp& operator=(const ClickHouseHttp&) = delete;
+
+  /// POSTs `body`. A non-empty `query` goes in the URL's `query` parameter:
+  /// ClickHouse runs it with the body as its data (`INSERT … FORMAT …`);
+  /// otherwise the body is the statement. A non-empty `query_id` names the
+  /// query (`system.processes`; the server refuses a second query of an id
+  /// while the first runs).
+  HttpReply post(std::string_view query, std::string_view body, std::string_view query_id = {});
+
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string url_;
+  long timeout_ms_;
+  void* curl_;     ///< CURL*, kept for its connection
+  void* headers_;  ///< curl_slist*
+};
+
+/// `text` as a ClickHouse string literal: quoted, with `\` and `'` escaped.
+std::string sql_string(std::string_view text);
+
+}  // namespace passtiming::cli
