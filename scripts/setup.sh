@@ -14,6 +14,7 @@ PACKAGES=(
   libmlir-19-dev mlir-19-tools
   python3-dev python3-venv pybind11-dev python3-pytest
   chromium hyperfine
+  libcurl4-openssl-dev clickhouse-server clickhouse-client
 )
 
 missing=()
@@ -30,13 +31,16 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# The Python environments (TileLang with its TVM and torch; Apache TVM), made
-# once per machine outside the clone. The package is built for the first.
+# The Python environments (TileLang with its TVM and torch; Apache TVM; the
+# fleet's tests), made once per machine outside the clone. The package is
+# built for the first.
 TILELANG_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" tilelang)"
 APACHE_TVM_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" apache-tvm)"
+FLEET_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" fleet)"
 
 cmake -S "$PASSTIMING_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPASSTIMING_PYTHON=ON -DPASSTIMING_CHECK_FORMAT=ON \
   -DPython_EXECUTABLE="$TILELANG_ENV/bin/python" \
-  -DPASSTIMING_APACHE_TVM_PYTHON="$APACHE_TVM_ENV/bin/python" ${PASSTIMING_CMAKE_ARGS:-} >&2
+  -DPASSTIMING_APACHE_TVM_PYTHON="$APACHE_TVM_ENV/bin/python" \
+  -DPASSTIMING_FLEET_PYTHON="$FLEET_ENV/bin/python" ${PASSTIMING_CMAKE_ARGS:-} >&2
 cmake --build "$BUILD_DIR" >&2
