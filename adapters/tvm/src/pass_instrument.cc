@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "object_fields.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {
@@ -17,15 +18,23 @@ namespace {
 
 constexpr const char* kConstructor = "instrument.PassInstrument";
 
-/// A pass name as the sink takes it: the PassInfo's `name`, or "" when the
-/// host passed something else (the sink then records an unnamed pass rather
-/// than failing the compile).
-std::string name_of(const ffi::PackedArgs& args) noexcept {
+const detail::FieldReader kName("name");
+
+/// A pass name as the sink takes it: the PassInfo's `name` (the String
+/// itself, no copy), or "" when the host passed something else (the sink
+/// then records an unnamed pass rather than failing the compile).
+ffi::String name_of(const ffi::PackedArgs& args) noexcept {
   try {
-    return args.size() > 1 ? pass_name(args[1]) : std::string();
+    if (args.size() > 1) {
+      if (auto name = kName.read(args[1].as<ffi::Object>()).try_cast<ffi::String>()) return *name;
+    }
   } catch (...) {
-    return std::string();
   }
+  return ffi::String();
+}
+
+std::string_view view(const ffi::String& text) {
+  return {text.data(), text.size()};
 }
 
 }  // namespace
@@ -46,12 +55,14 @@ ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::
       ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) { events->exit_pass_ctx(); });
   auto before = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
     // Name and label are read before the sink reads the clock.
-    const std::string pass = name_of(args);
+    const ffi::String pass = name_of(args);
     const std::string kernel = args.size() > 0 ? kernel_label(args[0]) : std::string();
-    events->run_before_pass(pass, kernel);
+    events->run_before_pass(view(pass), kernel);
   });
-  auto after = ffi::Function::FromPacked(
-      [events](ffi::PackedArgs args, ffi::Any*) { events->run_after_pass(name_of(args)); });
+  auto after = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
+    const ffi::String pass = name_of(args);
+    events->run_after_pass(view(pass));
+  });
   ffi::Any instrument =
       (*constructor)(ffi::String(std::string(name)), enter, exit, ffi::Any(), before, after);
   return instrument.cast<ffi::ObjectRef>();
