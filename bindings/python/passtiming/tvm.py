@@ -1,7 +1,7 @@
 """The seed's ``TileLangPassTimingInstrument`` on real TVM.
 
 ``TileLangPassTimingInstrument(threshold_ms).instrument`` is TVM's own
-``tvm.ir.instrument.PassInstrument``, made by TVM's registered
+``PassInstrument`` object (type ``instrument.PassInstrument``), made by TVM's registered
 ``instrument.PassInstrument`` function with four C++ callbacks (the
 library ``libpasstiming_tvm.so`` next to this file). No Python runs inside a
 pass callback: the pass name and the kernel label are read natively from
