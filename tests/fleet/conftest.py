@@ -36,7 +36,13 @@ _CONFIG = """<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>{dir}/server.log</log><errorlog>{dir}/error.log</errorlog><console>0</console></logger>
   <http_port>{port}</http_port>
+  <tcp_port>{tcp_port}</tcp_port>
   <listen_host>127.0.0.1</listen_host>
+  <remote_servers>
+    <passtiming_cluster>
+      <shard><replica><host>127.0.0.1</host><port>{tcp_port}</port></replica></shard>
+    </passtiming_cluster>
+  </remote_servers>
   <path>{dir}/data/</path>
   <tmp_path>{dir}/tmp/</tmp_path>
   <user_files_path>{dir}/user_files/</user_files_path>
@@ -75,13 +81,16 @@ class ClickHouse:
     def __init__(self, directory):
         self.dir = Path(directory)
         self.port = free_port()
+        # The native port serves docs/fleet.md's Distributed table, whose
+        # one-shard cluster (passtiming_cluster) is this server itself.
+        self.tcp_port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
         binary = shutil.which("clickhouse-server")
         if binary is None:
             pytest.fail("clickhouse-server is not installed (scripts/setup.sh installs it)")
         self.binary = binary
-        (self.dir / "config.xml").write_text(_CONFIG.format(dir=self.dir, port=self.port))
+        (self.dir / "config.xml").write_text(_CONFIG.format(dir=self.dir, port=self.port, tcp_port=self.tcp_port))
         (self.dir / "users.xml").write_text(_USERS)
 
     def start(self, timeout=30.0):

@@ -198,3 +198,19 @@ def test_compile_time_per_host(engine, profiles, passtiming_cli):
     }
     got = fleet_sql.rows_of(engine.query(fleet_sql.queries()["time_per_host"]))
     assert {r[0]: (int(r[1]), round(float(r[2]) * 1e9)) for r in got} == expected
+
+
+def test_the_distributed_table_answers_as_the_local_one(profiles, passtiming_cli, clickhouse):
+    """docs/fleet.md's Distributed table over a one-shard cluster (the
+    session's server itself) gives every query the local table's answer."""
+    Server(clickhouse, passtiming_cli, profiles)
+    clickhouse.query("DROP TABLE IF EXISTS pass_executions_all")
+    clickhouse.query(fleet_sql.schemas()["pass_executions_all"])
+    values = dict(n=2, base_commit=BASE_COMMIT, new_commit=NEW_COMMIT, **{"pass": "InstCombinePass"})
+    for name, sql in fleet_sql.queries().items():
+        local = fleet_sql.fill(sql, **values)
+        # Only the table the query reads changes; FINAL is the local tables'.
+        distributed = local.replace("pass_executions FINAL", "pass_executions_all").replace(
+            "FROM pass_executions\n", "FROM pass_executions_all\n")
+        assert "pass_executions_all" in distributed, name
+        assert clickhouse.query(distributed) == clickhouse.query(local), name
