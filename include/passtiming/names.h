@@ -7,10 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace passtiming {
@@ -71,14 +70,25 @@ class NameTable {
   std::size_t string_bytes() const { return string_bytes_; }
 
  private:
-  void rebuild_index();
+  /// Copies `text` into the arena; the copy never moves.
+  std::string_view store(std::string_view text);
+  /// Puts every name of `views_` in a fresh index of at least `capacity`
+  /// slots (a power of two).
+  void rebuild_index(std::size_t capacity);
+  /// The slot that holds `text`, or the empty slot where it would go.
+  std::size_t slot_of(std::string_view text, std::size_t hash) const;
 
-  /// std::deque keeps every string at a stable address, so the index's
-  /// string_views stay valid as the table grows.
-  std::deque<std::string> strings_;
-  /// Views of `strings_`, for indexing without the deque's block arithmetic.
+  /// The names' bytes, in chunks that are never moved or freed before the
+  /// table is: views stay valid as the table grows.
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::size_t chunk_used_ = 0;  ///< bytes used in chunks_.back()
+  std::size_t chunk_size_ = 0;  ///< size of chunks_.back()
+  /// Views of the names, by id.
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, NameId> index_;
+  /// Open addressing: each slot holds id + 1, or 0 when empty; kept at most
+  /// half full. Interning a new name allocates nothing but, now and then, a
+  /// chunk or a larger index, and clear() keeps both.
+  std::vector<NameId> slots_;
   std::size_t string_bytes_ = 0;
 };
 
