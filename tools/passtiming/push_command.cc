@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -223,14 +224,32 @@ class Pusher {
       }
     }
 
+    // The rows of the next batch are made on a second thread while the
+    // server stores the current one, so the push waits on the server, not
+    // on itself. Each thread has its own writer; `writer` makes the bodies
+    // of batches sent again.
     RowWriter writer(profile, run);
-    for (std::size_t first = 0; first < pending.size(); first += options_.batch_rows) {
+    RowWriter ahead(profile, run);
+    auto batch_of = [&](std::size_t first) {
       const std::size_t last = std::min(pending.size(), first + options_.batch_rows);
-      inserted +=
-          insert_batch(writer, profile, run_literal, count_sql,
-                       std::vector<Item>(pending.begin() + static_cast<std::ptrdiff_t>(first),
-                                         pending.begin() + static_cast<std::ptrdiff_t>(last)),
-                       known);
+      return std::vector<Item>(pending.begin() + static_cast<std::ptrdiff_t>(first),
+                               pending.begin() + static_cast<std::ptrdiff_t>(last));
+    };
+    auto body_of = [&ahead](const std::vector<Item>& items) {
+      std::string body;
+      for (const Item& item : items) ahead.append(body, item.section, item.index);
+      return body;
+    };
+    std::future<std::string> next_body;
+    if (!pending.empty()) next_body = std::async(std::launch::async, body_of, batch_of(0));
+    for (std::size_t first = 0; first < pending.size(); first += options_.batch_rows) {
+      std::vector<Item> items = batch_of(first);
+      std::string body = next_body.get();
+      if (first + options_.batch_rows < pending.size()) {
+        next_body = std::async(std::launch::async, body_of, batch_of(first + options_.batch_rows));
+      }
+      inserted += insert_batch(writer, profile, run_literal, count_sql, std::move(items), known,
+                               std::move(body));
     }
     ++profiles_stored_;
     current_.reset();
@@ -354,20 +373,25 @@ class Pusher {
 
   /// Sends `items` as one INSERT; when its outcome is unknown, waits, asks
   /// which of them are stored and sends the others. Returns the rows stored.
+  /// `body` holds the rows of `items` when made ahead (else it is empty).
   std::uint64_t insert_batch(RowWriter& writer, const Profile& profile,
                              const std::string& run_literal, const std::string& count_sql,
-                             std::vector<Item> items, std::vector<std::uint64_t>& known) {
+                             std::vector<Item> items, std::vector<std::uint64_t>& known,
+                             std::string body) {
     std::uint64_t inserted = 0;
     int retries = 0;
-    std::string body;
+    bool made_ahead = !body.empty();
     // Every INSERT of the batch goes under one id, so that the server runs
     // at most one of them at a time and the push can see one still running.
     const std::string query_id =
         fmt::format("passtiming-push-{}-{}-{}", ::getpid(),
                     std::chrono::system_clock::now().time_since_epoch().count(), ++batches_);
     while (!items.empty()) {
-      body.clear();
-      for (const Item& item : items) writer.append(body, item.section, item.index);
+      if (!made_ahead) {
+        body.clear();
+        for (const Item& item : items) writer.append(body, item.section, item.index);
+      }
+      made_ahead = false;  // a batch sent again has only the rows not stored
       const std::uint32_t section = items.front().section;
       const auto in_section = static_cast<std::uint64_t>(std::count_if(
           items.begin(), items.end(), [&](const Item& i) { return i.section == section; }));
