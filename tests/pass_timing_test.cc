@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "passtiming/pass.h"
 #include "passtiming/pass_context.h"
@@ -177,14 +179,17 @@ TEST(PassTimingInstrumentTest, ReportGuardFiresDuringException) {
   auto timing = std::make_shared<TileLangPassTimingInstrument>(0.0, clock);
   PassContext ctx({.instruments = {timing->instrument()}});
   auto boom = named_pass("boom", [] { throw std::runtime_error("codegen failed"); });
+  bool caught = false;
   try {
     auto guard = report_pass_timing_on_exit(timing, "stage=codegen");
     auto scope = ctx.enter();
     (*named_pass("ok"))(IRModule());
     (*boom)(IRModule());
   } catch (const std::runtime_error& e) {
+    caught = true;
     EXPECT_STREQ(e.what(), "codegen failed");  // the exception is not hidden
   }
+  EXPECT_TRUE(caught) << "the pass's exception did not reach the caller";
   auto infos = log.messages(LogLevel::info);
   ASSERT_EQ(infos.size(), 1u);
   EXPECT_EQ(infos[0], "\n" + timing->report("stage=codegen"));
@@ -200,16 +205,36 @@ TEST(PassTimingInstrumentTest, ReportGuardWithNullTimingDoesNothing) {
   EXPECT_TRUE(log.entries.empty());
 }
 
+/// Sees the events of an instrument whose wrapper is gone.
+struct PassNames final : EventObserver {
+  std::vector<std::string> seen;
+  void on_enter(Nanoseconds, std::string_view) noexcept override { seen.emplace_back("enter"); }
+  void on_before(Nanoseconds, std::string_view pass, std::string_view,
+                 ThreadKey) noexcept override {
+    seen.push_back("before " + std::string(pass));
+  }
+  void on_after(Nanoseconds, std::string_view pass, ThreadKey) noexcept override {
+    seen.push_back("after " + std::string(pass));
+  }
+  void on_skip(Nanoseconds, std::string_view, std::string_view, ThreadKey) noexcept override {}
+  void on_exit(Nanoseconds) noexcept override { seen.emplace_back("exit"); }
+};
+
 TEST(PassTimingInstrumentTest, WrapperDestroyedWhileInstrumentLives) {
+  PassNames observer;
   PassInstrumentPtr instrument;
   {
     TileLangPassTimingInstrument timing;
+    timing.set_observer(&observer);
     instrument = timing.instrument();
   }
-  PassContext ctx({.instruments = {instrument}});
-  auto scope = ctx.enter();
-  (*named_pass("still_fine"))(IRModule());  // callbacks use only their own state
-  SUCCEED();
+  {
+    PassContext ctx({.instruments = {instrument}});
+    auto scope = ctx.enter();
+    (*named_pass("still_fine"))(IRModule());  // callbacks use only their own state
+  }
+  EXPECT_EQ(observer.seen,
+            (std::vector<std::string>{"enter", "before still_fine", "after still_fine", "exit"}));
 }
 
 TEST(PassTimingInstrumentTest, InstrumentDestroyedWhileWrapperLives) {
