@@ -1,8 +1,10 @@
 #pragma once
 /// \file
-/// ClickHouse's HTTP interface through libcurl: one POST at a time on a
-/// connection kept alive, each bounded by a timeout. No retries here; the
-/// caller decides what a failure means (push_command.cc).
+/// ClickHouse's HTTP interface through libcurl: one POST at a time, each
+/// bounded by a timeout; statements reuse a kept-alive connection, and each
+/// INSERT (a POST with a `query`) takes a fresh one, since libcurl silently
+/// sends a request again on a reused connection that dies before the reply.
+/// No retries here; the caller decides what a failure means (push_command.cc).
 
 #include <string>
 #include <string_view>
