@@ -112,25 +112,29 @@ std::string PassTimingTool::report() const {
   return render_session_report(profile(), threshold_ms_);
 }
 
+bool PassTimingTool::begin_finishing() noexcept {
+  std::lock_guard lock(mutex_);
+  if (finished_) return false;
+  finished_ = true;
+  return true;
+}
+
 void PassTimingTool::finish() noexcept {
-  {
-    std::lock_guard lock(mutex_);
-    if (finished_) return;
-  }
+  // Claimed before the report, so two threads finishing at once log once.
+  if (!begin_finishing()) return;
   try {
     get_logger(kTimingLoggerName).info("\n" + report());
   } catch (...) {
     get_logger(kTimingLoggerName).error("could not build the pass timing report");
   }
-  close_outputs();
+  write_outputs();
 }
 
 void PassTimingTool::close_outputs() noexcept {
-  {
-    std::lock_guard lock(mutex_);
-    if (finished_) return;
-    finished_ = true;
-  }
+  if (begin_finishing()) write_outputs();
+}
+
+void PassTimingTool::write_outputs() noexcept {
   if (outputs_.profile_path) {
     try {
       write_profile_file(profile(), *outputs_.profile_path);

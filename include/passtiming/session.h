@@ -81,6 +81,12 @@ class PassTimingTool {
   const OutputSettings& outputs() const { return outputs_; }
 
  private:
+  /// True for the one caller that finishes the session (finish() or
+  /// close_outputs()); false for every later one.
+  bool begin_finishing() noexcept;
+  /// Writes the profile file and closes the event log, when configured.
+  void write_outputs() noexcept;
+
   double threshold_ms_;
   std::shared_ptr<const Clock> clock_;
   std::vector<std::shared_ptr<TileLangPassTimingInstrument>> sections_;
