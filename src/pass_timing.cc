@@ -1,6 +1,7 @@
 #include "passtiming/pass_timing.h"
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 #include "passtiming/event_log_writer.h"
@@ -61,7 +62,8 @@ class TimingInstrumentState final : public PassEventSink {
 
   // The PassEventSink callbacks, shared by the PassContext instrument below
   // and by sources in other libraries (the TVM adapter). A failure inside
-  // the state machine (out of memory) costs that event, never the compile.
+  // the state machine (out of memory, too many names) costs that event,
+  // never the compile.
   void enter_pass_ctx() noexcept override {
     if (!claim()) return;
     guarded([&] { machine.enter(clock().now_ns(), label); });
@@ -115,11 +117,12 @@ class TimingInstrumentState final : public PassEventSink {
   static void guarded(Event&& event) noexcept {
     try {
       event();
-    } catch (...) {
+    } catch (const std::exception& e) {
       try {
-        get_logger(kTimingLoggerName).error("pass timing event lost: out of memory");
+        get_logger(kTimingLoggerName).error(std::string("pass timing event lost: ") + e.what());
       } catch (...) {
       }
+    } catch (...) {
     }
   }
 
