@@ -17,20 +17,15 @@
 #include "passtiming/report.h"
 #include "passtiming/session.h"
 #include "passtiming/settings.h"
+#include "timing_callbacks.h"
 
 namespace passtiming::python {
 namespace {
 
-/// One PassContext's timing. `sink` is what the TVM adapter is given, by
-/// address: a native instrument made from it shares the callback state and
+/// One PassContext's timing: `events` is what the TVM adapter is given, by
+/// address; a native instrument made from it shares the callback state and
 /// never this object.
-struct EventTiming {
-  std::shared_ptr<TileLangPassTimingInstrument> timing;
-  std::shared_ptr<PassEventSink> sink;
-
-  explicit EventTiming(std::shared_ptr<TileLangPassTimingInstrument> t)
-      : timing(std::move(t)), sink(timing->events()) {}
-};
+using EventTiming = TimingCallbacks;
 
 /// A compile session: its timings are its sections, in creation order.
 struct Session {
@@ -70,7 +65,7 @@ void bind_native_timing(py::module_& m) {
            "instrument used on its own does.")
       .def_property_readonly(
           "sink_address",
-          [](const EventTiming& self) { return reinterpret_cast<std::uintptr_t>(&self.sink); },
+          [](const EventTiming& self) { return reinterpret_cast<std::uintptr_t>(&self.events); },
           "Address of the std::shared_ptr<PassEventSink> the TVM adapter copies.")
       .def_property_readonly(
           "records", [](const EventTiming& self) { return records_of(self.timing->section()); })

@@ -20,10 +20,14 @@ namespace passtiming::python {
 /// PassEventSink. It never refers to the Python wrapper, so a PassContext
 /// that keeps the instrument does not keep the wrapper alive. Calls arrive
 /// with the GIL held, which serialises them as the state machine requires.
+///
+/// The same state backs `_EventTiming`, the timing a native source (the TVM
+/// adapter) feeds: it is given the address of `events`.
 struct TimingCallbacks {
   explicit TimingCallbacks(std::shared_ptr<const Clock> clock)
-      : timing(std::make_shared<TileLangPassTimingInstrument>(0.0, std::move(clock))),
-        events(timing->events()) {}
+      : TimingCallbacks(std::make_shared<TileLangPassTimingInstrument>(0.0, std::move(clock))) {}
+  explicit TimingCallbacks(std::shared_ptr<TileLangPassTimingInstrument> t)
+      : timing(std::move(t)), events(timing->events()) {}
   std::shared_ptr<TileLangPassTimingInstrument> timing;
   std::shared_ptr<PassEventSink> events;
 
