@@ -64,9 +64,8 @@ std::optional<std::string> global_symbol(const ffi::Any& function) {
 
 }  // namespace
 
-std::string pass_name(ffi::AnyView info) {
-  ffi::Any name = kName.read(info.as<ffi::Object>());
-  return std::string(name.cast<ffi::String>());
+ffi::String pass_name(ffi::AnyView info) {
+  return kName.read(info.as<ffi::Object>()).cast<ffi::String>();
 }
 
 /// The name the seed gives one function: its global symbol, else its

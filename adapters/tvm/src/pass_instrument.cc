@@ -9,7 +9,6 @@
 #include <string>
 #include <utility>
 
-#include "object_fields.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {
@@ -18,16 +17,12 @@ namespace {
 
 constexpr const char* kConstructor = "instrument.PassInstrument";
 
-const detail::FieldReader kName("name");
-
-/// A pass name as the sink takes it: the PassInfo's `name` (the String
-/// itself, no copy), or "" when the host passed something else (the sink
-/// then records an unnamed pass rather than failing the compile).
+/// A pass name as the sink takes it: the PassInfo's `name`, or "" when the
+/// host passed something else (the sink then records an unnamed pass rather
+/// than failing the compile).
 ffi::String name_of(const ffi::PackedArgs& args) noexcept {
   try {
-    if (args.size() > 1) {
-      if (auto name = kName.read(args[1].as<ffi::Object>()).try_cast<ffi::String>()) return *name;
-    }
+    if (args.size() > 1) return pass_name(args[1]);
   } catch (...) {
   }
   return ffi::String();

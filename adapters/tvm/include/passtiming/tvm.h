@@ -13,6 +13,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/object.h>
+#include <tvm/ffi/string.h>
 
 #include <memory>
 #include <string>
@@ -44,8 +45,8 @@ inline constexpr std::string_view kInstrumentName = "TileLangPassTimingInstrumen
 /// those fields. Never throws: anything unreadable gives "", as in the seed.
 std::string kernel_label(::tvm::ffi::AnyView mod) noexcept;
 
-/// The `name` of a `transform.PassInfo` (throws a tvm::ffi::Error when
-/// `info` has none).
-std::string pass_name(::tvm::ffi::AnyView info);
+/// The `name` of a `transform.PassInfo`, the String itself (no copy);
+/// throws a tvm::ffi::Error when `info` has none.
+::tvm::ffi::String pass_name(::tvm::ffi::AnyView info);
 
 }  // namespace passtiming::tvm
