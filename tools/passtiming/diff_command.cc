@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "diff_gate.h"
 #include "passtiming/aggregate.h"
 #include "passtiming/profile_json.h"
 #include "passtiming/report.h"
@@ -27,6 +28,8 @@ struct DiffOptions {
   std::string by = "pass";
   std::string format = "text";
   std::string output = "-";
+  bool gate = false;
+  GateOptions gate_options;
 };
 
 std::string_view status_of(const DiffRow& row, bool regression) {
@@ -107,6 +110,12 @@ std::string render_json(const std::vector<DiffRow>& rows, const std::vector<bool
   return out;
 }
 
+/// Whether any option of the gate differs from its default.
+bool gate_options_given(const GateOptions& given, const GateOptions& defaults) {
+  return given.measure || given.floor_ms || given.floor || given.alpha != defaults.alpha ||
+         given.alternative != defaults.alternative || given.threshold_pct != defaults.threshold_pct;
+}
+
 }  // namespace
 
 Action add_diff_command(CLI::App& app) {
@@ -126,9 +135,29 @@ Action add_diff_command(CLI::App& app) {
                   "only passes whose new median self time is at least this many ms can fail");
   sub->add_option("--by", options->by, "compare by pass (default), kernel or context")
       ->check(CLI::IsMember({"pass", "kernel", "context"}));
-  sub->add_option("--format", options->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--format", options->format, "text (default) or json; markdown with --gate")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
   sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
+  // The statistical gate (docs/gate.md).
+  GateOptions& g = options->gate_options;
+  sub->add_flag("--gate", options->gate,
+                "statistical gate over several runs per side: Mann-Whitney U per pass, Holm's "
+                "correction, a threshold and a floor; exit 1 on a regression");
+  sub->add_option("--measure", g.measure,
+                  "with --gate: wall, cpu, instructions, rss or ir (default: cpu when every "
+                  "profile recorded it, else wall)")
+      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
+  sub->add_option("--alpha", g.alpha,
+                  "with --gate: family-wise error rate over the tested passes (default 0.05)");
+  sub->add_option("--alternative", g.alternative,
+                  "with --gate: greater (default: is the new side larger?) or two-sided")
+      ->check(CLI::IsMember({"greater", "two-sided"}));
+  sub->add_option("--threshold-pct", g.threshold_pct,
+                  "with --gate: the median must grow by more than this many percent (default 5)");
+  sub->add_option("--floor-ms", g.floor_ms,
+                  "with --gate: ... and by more than this many ms (default 1; wall and cpu)");
+  sub->add_option("--floor", g.floor,
+                  "with --gate: ... and by more than this, in the measure's unit");
 
   return [options]() -> int {
     DiffOptions& o = *options;
@@ -138,6 +167,26 @@ Action add_diff_command(CLI::App& app) {
     } else if (!o.positional.empty() || o.base.empty() || o.next.empty()) {
       return input_failure(
           "passtiming diff: give BASE NEW, or --base FILE... --new FILE... (not both)");
+    }
+    if (o.gate) {
+      if (o.fail_above || o.min_ms != "0") {
+        return input_failure(
+            "passtiming diff: --fail-above and --min-ms are the median gate; --gate takes "
+            "--threshold-pct and --floor-ms");
+      }
+      GateOptions gate = o.gate_options;
+      gate.base = o.base;
+      gate.next = o.next;
+      gate.by = o.by;
+      gate.format = o.format;
+      gate.output = o.output;
+      return run_diff_gate(gate);
+    }
+    const GateOptions defaults;
+    if (o.format == "markdown" || gate_options_given(o.gate_options, defaults)) {
+      return input_failure(
+          "passtiming diff: --format markdown, --measure, --alpha, --alternative, "
+          "--threshold-pct, --floor-ms and --floor need --gate");
     }
     std::optional<double> fail_above;
     double min_ms = 0;

@@ -181,6 +181,32 @@ std::string collect_reports(const fs::path& dir) {
   return text;
 }
 
+/// `pattern` with every `%r` replaced by `run`; `%%` is kept as it is, for
+/// the compile to turn into one `%` with the other placeholders.
+std::string expand_run_number(std::string_view pattern, unsigned run) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      if (pattern[i + 1] == 'r') {
+        out += std::to_string(run);
+        ++i;
+        continue;
+      }
+      if (pattern[i + 1] == '%') {
+        out += "%%";
+        ++i;
+        continue;
+      }
+    }
+    out += pattern[i];
+  }
+  return out;
+}
+
+bool has_run_number(std::string_view pattern) {
+  return expand_run_number(pattern, 0) != expand_run_number(pattern, 1);
+}
+
 }  // namespace
 
 Action add_run_command(CLI::App& app) {
@@ -191,6 +217,7 @@ Action add_run_command(CLI::App& app) {
     std::string context;
     bool analyses = false;
     bool no_report = false;
+    unsigned repeat = 1;
     std::vector<std::string> command;
   };
   auto options = std::make_shared<Options>();
@@ -203,9 +230,14 @@ Action add_run_command(CLI::App& app) {
                   "hide passes whose inclusive time is under this many milliseconds");
   sub->add_option("-o,--profile", options->profile,
                   "write each compile's JSON profile here (%p = the compiler's pid, %n = the "
-                  "compile's number within a Python process)");
+                  "compile's number within a Python process, %r = the run's number with "
+                  "--repeat)");
   sub->add_option("--events", options->events,
-                  "stream each compile's JSONL event log here (%p = pid, %n as above)");
+                  "stream each compile's JSONL event log here (%p = pid, %n and %r as above)");
+  sub->add_option("--repeat", options->repeat,
+                  "run the command this many times, one after the other (default 1); each run "
+                  "needs its own files, so --profile and --events then contain %r")
+      ->check(CLI::Range(1u, 1000000u));
   sub->add_option("--context", options->context, "context line of the reports");
   sub->add_flag("--analyses", options->analyses, "record analyses as well as passes");
   sub->add_flag("--no-report", options->no_report, "print no report (files only)");
@@ -218,6 +250,17 @@ Action add_run_command(CLI::App& app) {
     } catch (const ConfigError& e) {
       std::fprintf(stderr, "passtiming run: %s\n", e.what());
       return kExitUsage;
+    }
+    if (options->repeat > 1) {
+      for (const auto& [pattern, option] :
+           {std::pair{&options->profile, "--profile"}, std::pair{&options->events, "--events"}}) {
+        if (pattern->empty() || has_run_number(*pattern)) continue;
+        std::fprintf(stderr,
+                     "passtiming run: --repeat %u needs %%r in %s ('%s'), so each run writes "
+                     "its own file: e.g. 'base-%%r.json'\n",
+                     options->repeat, option, pattern->c_str());
+        return kExitUsage;
+      }
     }
     std::vector<std::string> argv = options->command;
     std::vector<std::string> overrides;
@@ -288,28 +331,43 @@ Action add_run_command(CLI::App& app) {
     overrides.push_back(options->no_report ? std::string("PASSTIMING_REPORT=off")
                                            : "PASSTIMING_REPORT=" +
                                                  (reports.path() / "report-%p-%n.txt").string());
-    overrides.push_back("PASSTIMING_PROFILE=" + options->profile);
-    overrides.push_back("PASSTIMING_EVENTS=" + options->events);
     overrides.push_back("PASSTIMING_CONTEXT=" + options->context);
     overrides.push_back(std::string("PASSTIMING_ANALYSES=") + (options->analyses ? "1" : "0"));
 
-    const std::optional<int> status = spawn_and_wait(argv, child_environment(overrides));
-    if (!status) return kExitUsage;
+    for (unsigned run = 1; run <= options->repeat; ++run) {
+      std::vector<std::string> run_overrides = overrides;
+      run_overrides.push_back("PASSTIMING_PROFILE=" + expand_run_number(options->profile, run));
+      run_overrides.push_back("PASSTIMING_EVENTS=" + expand_run_number(options->events, run));
+      const std::optional<int> status = spawn_and_wait(argv, child_environment(run_overrides));
+      if (!status) return kExitUsage;
 
-    if (!options->no_report) {
-      const std::string text = collect_reports(reports.path());
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
-      if (text.empty()) {
-        std::fprintf(stderr,
-                     kind == CommandKind::python
-                         ? "passtiming run: no TileLang compile ran in '%s'\n"
-                         : "passtiming run: no LLVM pass pipeline ran in '%s'\n",
-                     argv[0].c_str());
+      if (!options->no_report) {
+        const std::string text = collect_reports(reports.path());
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        if (text.empty()) {
+          std::fprintf(stderr,
+                       kind == CommandKind::python
+                           ? "passtiming run: no TileLang compile ran in '%s'\n"
+                           : "passtiming run: no LLVM pass pipeline ran in '%s'\n",
+                       argv[0].c_str());
+        }
+        // The next run's reports start from an empty directory.
+        for (const fs::directory_entry& entry : fs::directory_iterator(reports.path())) {
+          fs::remove(entry.path());
+        }
+      }
+      if (*status != 0) {
+        // A failed run ends the series with its status; what the earlier
+        // runs wrote stays.
+        if (options->repeat > 1) {
+          std::fprintf(stderr, "passtiming run: run %u of %u exited with status %d; stopped\n", run,
+                       options->repeat, *status);
+        }
+        return *status;
       }
     }
-    // The compiler's own verdict is the command's.
-    return *status;
+    return kExitOk;
   };
 }
 

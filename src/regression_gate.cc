@@ -1,0 +1,177 @@
+#include "passtiming/regression_gate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace passtiming {
+namespace {
+
+/// The values of `key` in each run of `side`, 0 where a run lacks it.
+std::vector<double> runs_of(const std::vector<std::unordered_map<std::string, double>>& side,
+                            const std::string& key, bool& present) {
+  std::vector<double> values;
+  values.reserve(side.size());
+  present = false;
+  for (const auto& run : side) {
+    const auto it = run.find(key);
+    present = present || it != run.end();
+    values.push_back(it == run.end() ? 0.0 : it->second);
+  }
+  return values;
+}
+
+/// Whether `delta` over `base` is a change of more than `threshold_pct`
+/// percent. A base of 0 makes any growth infinitely large; a negative base
+/// (a measure that can shrink, rss or ir) is compared by its magnitude.
+bool exceeds_threshold(double base, double delta, double threshold_pct) {
+  if (delta <= 0) return false;
+  if (base == 0) return true;
+  return delta / std::abs(base) * 100 > threshold_pct;
+}
+
+}  // namespace
+
+std::string_view gate_status_name(GateStatus status) {
+  switch (status) {
+    case GateStatus::regression: return "regression";
+    case GateStatus::ok: return "ok";
+    case GateStatus::appeared: return "appeared";
+    case GateStatus::vanished: return "vanished";
+  }
+  return "ok";
+}
+
+std::optional<double> GateRow::ratio() const {
+  if (!(base_median > 0) || !(new_median > 0)) return std::nullopt;
+  return new_median / base_median;
+}
+
+std::vector<double> holm_adjust(std::span<const double> p_values) {
+  const std::size_t m = p_values.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<double> adjusted(m);
+  double running_max = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double scaled = std::min(1.0, static_cast<double>(m - k) * p_values[order[k]]);
+    running_max = std::max(running_max, scaled);
+    adjusted[order[k]] = running_max;
+  }
+  return adjusted;
+}
+
+double median_of(std::vector<double>& values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, double>>& base,
+                         const std::vector<std::unordered_map<std::string, double>>& next,
+                         const GateSettings& settings) {
+  GateResult result;
+  result.base_runs = base.size();
+  result.new_runs = next.size();
+  result.smallest_p = smallest_p_value(base.size(), next.size(), settings.alternative);
+
+  std::set<std::string> keys;
+  for (const auto* side : {&base, &next}) {
+    for (const auto& run : *side) {
+      for (const auto& entry : run) keys.insert(entry.first);
+    }
+  }
+
+  double log_ratio_sum = 0;
+  std::vector<std::size_t> tested_rows;
+  std::vector<double> p_values;
+  for (const std::string& key : keys) {
+    GateRow row;
+    row.key = key;
+    bool in_base = false, in_new = false;
+    std::vector<double> base_values = runs_of(base, key, in_base);
+    std::vector<double> new_values = runs_of(next, key, in_new);
+    row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
+
+    if (row.status == GateStatus::ok) {
+      // Which groups are tested is decided from the pooled runs alone,
+      // without the side each run came from: a group is tested when the
+      // spread of its pooled runs could hold a change above the floor and
+      // the threshold (the medians' change is at most max - min, and
+      // relative to a base median of at least min). Under the null
+      // hypothesis the rank test's p-value is exact conditionally on the
+      // pooled values, so this choice leaves it valid, and Holm's correction
+      // is not diluted by the many passes too small to ever matter.
+      const auto [lo_base, hi_base] = std::minmax_element(base_values.begin(), base_values.end());
+      const auto [lo_new, hi_new] = std::minmax_element(new_values.begin(), new_values.end());
+      const double lo = std::min(*lo_base, *lo_new), hi = std::max(*hi_base, *hi_new);
+      row.tested =
+          hi - lo > settings.floor && exceeds_threshold(lo, hi - lo, settings.threshold_pct);
+      if (row.tested) {
+        const RankTestResult test = mann_whitney_u(base_values, new_values, settings.alternative);
+        row.u_new = test.u_new;
+        row.p_value = test.p_value;
+        row.exact = test.exact;
+        tested_rows.push_back(result.rows.size());
+        p_values.push_back(test.p_value);
+      }
+    }
+    row.base_median = median_of(base_values);
+    row.new_median = median_of(new_values);
+    if (row.status == GateStatus::ok) {
+      if (const std::optional<double> ratio = row.ratio()) {
+        log_ratio_sum += std::log(*ratio);
+        ++result.geomean_groups;
+      } else {
+        ++result.geomean_excluded;
+      }
+    }
+    row.above_threshold = exceeds_threshold(row.base_median, row.delta(), settings.threshold_pct);
+    row.above_floor = row.delta() > settings.floor;
+    result.rows.push_back(std::move(row));
+  }
+
+  // Holm rather than Bonferroni: the same guarantee (the chance that any
+  // unchanged pass is flagged is at most alpha, whatever the dependence
+  // between passes, which share every run), uniformly more power. Not a
+  // false-discovery-rate method: a CI gate fails the whole build on one
+  // flagged pass, so the family-wise error is the one to bound.
+  const std::vector<double> adjusted = holm_adjust(p_values);
+  for (std::size_t i = 0; i < tested_rows.size(); ++i) {
+    GateRow& row = result.rows[tested_rows[i]];
+    row.p_holm = adjusted[i];
+    if (adjusted[i] <= settings.alpha && row.above_threshold && row.above_floor) {
+      row.status = GateStatus::regression;
+      ++result.regressions;
+    }
+  }
+  result.tested = tested_rows.size();
+  if (result.geomean_groups > 0) {
+    result.geomean_ratio = std::exp(log_ratio_sum / static_cast<double>(result.geomean_groups));
+  }
+
+  std::stable_sort(result.rows.begin(), result.rows.end(), [](const GateRow& a, const GateRow& b) {
+    const bool a_flagged = a.status == GateStatus::regression;
+    const bool b_flagged = b.status == GateStatus::regression;
+    if (a_flagged != b_flagged) return a_flagged;
+    if (a.delta() != b.delta()) return a.delta() > b.delta();
+    return a.key < b.key;
+  });
+  return result;
+}
+
+bool gate_has_power(const GateResult& result, const GateSettings& settings) {
+  const double family = static_cast<double>(std::max<std::size_t>(1, result.tested));
+  return result.smallest_p * family <= settings.alpha;
+}
+
+std::size_t runs_needed_per_side(std::size_t tested, const GateSettings& settings) {
+  return min_runs_per_side(settings.alpha / static_cast<double>(std::max<std::size_t>(1, tested)),
+                           settings.alternative);
+}
+
+}  // namespace passtiming

@@ -1,0 +1,32 @@
+#pragma once
+/// \file
+/// `passtiming diff --gate`: the statistical regression gate over several
+/// runs per side (include/passtiming/regression_gate.h). Exit status 0 when
+/// no group regressed, 1 when one did, 2 for bad input or settings.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace passtiming::cli {
+
+/// The options of the gate, as given on the command line.
+struct GateOptions {
+  std::vector<std::string> base;
+  std::vector<std::string> next;
+  std::string by = "pass";
+  std::string format = "text";
+  std::string output = "-";
+  std::optional<std::string> measure;  ///< unset: cpu when every profile has it, else wall
+  std::string alpha = "0.05";
+  std::string alternative = "greater";
+  std::string threshold_pct = "5";
+  std::optional<std::string> floor_ms;  ///< for the time measures
+  std::optional<std::string> floor;     ///< in the measure's unit
+};
+
+/// Loads the profiles, checks them and the settings, evaluates the gate and
+/// writes the verdict; returns the exit status.
+int run_diff_gate(const GateOptions& options);
+
+}  // namespace passtiming::cli

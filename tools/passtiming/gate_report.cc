@@ -1,0 +1,254 @@
+#include "gate_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <vector>
+
+#include "passtiming/profile_json.h"
+#include "passtiming/report.h"
+
+namespace passtiming::cli {
+namespace {
+
+/// How many rows besides the regressions the Markdown table shows.
+constexpr std::size_t kMarkdownOtherRows = 10;
+
+bool is_time(Measure measure) {
+  return measure == Measure::wall || measure == Measure::cpu;
+}
+
+/// The unit the text and Markdown tables print: milliseconds for times
+/// (stored in ns), the measure's own unit otherwise.
+std::string_view display_unit(Measure measure) {
+  return is_time(measure) ? "ms" : measure_unit(measure);
+}
+
+std::string display_value(double value, Measure measure, bool sign = false) {
+  if (is_time(measure)) {
+    return sign ? fmt::format("{:+.3f}", value / 1e6) : fmt::format("{:.3f}", value / 1e6);
+  }
+  const bool whole = value == std::floor(value);
+  if (sign) return whole ? fmt::format("{:+.0f}", value) : fmt::format("{:+.1f}", value);
+  return whole ? fmt::format("{:.0f}", value) : fmt::format("{:.1f}", value);
+}
+
+/// The floor as a reader states it: "1 ms", "1048576 bytes".
+std::string display_floor(const GateReportContext& c) {
+  return fmt::format("{} {}",
+                     is_time(c.measure) ? fmt::format("{:g}", c.settings.floor / 1e6)
+                                        : fmt::format("{:g}", c.settings.floor),
+                     display_unit(c.measure));
+}
+
+std::string percent_text(const GateRow& row) {
+  if (row.base_median == 0) return row.new_median == 0 ? "0.0%" : "-";
+  return fmt::format("{:+.1f}%", row.delta() / std::abs(row.base_median) * 100);
+}
+
+std::string p_text(const std::optional<double>& p) {
+  return p ? fmt::format("{:.2g}", *p) : std::string("-");
+}
+
+std::string_view group_word(GroupBy by) {
+  switch (by) {
+    case GroupBy::pass: return "pass";
+    case GroupBy::kernel: return "kernel";
+    case GroupBy::context: return "context";
+  }
+  return "pass";
+}
+
+std::string plural(std::size_t n, std::string_view word) {
+  if (n == 1) return fmt::format("1 {}", word);
+  // "pass" -> "passes"; kernels and contexts take an s.
+  return fmt::format("{} {}{}", n, word, word.ends_with("s") ? "es" : "s");
+}
+
+std::string geomean_text(const GateResult& r, GroupBy by) {
+  if (!r.geomean_ratio) return fmt::format("no {} above 0 on both sides", group_word(by));
+  std::string text =
+      fmt::format("{:.4f} ({:+.2f}%) over {}", *r.geomean_ratio, (*r.geomean_ratio - 1) * 100,
+                  plural(r.geomean_groups, group_word(by)));
+  if (r.geomean_excluded) {
+    text += fmt::format(", {} with a median of 0 left out", r.geomean_excluded);
+  }
+  return text;
+}
+
+std::string test_text(const GateResult& r, const GateReportContext& c) {
+  return fmt::format(
+      "Mann-Whitney U ({}), Holm at alpha {:g} over {} tested; threshold +{:g}%, floor {}",
+      c.settings.alternative == Alternative::greater ? "one-sided: new larger" : "two-sided",
+      c.settings.alpha, plural(r.tested, group_word(c.by)), c.settings.threshold_pct,
+      display_floor(c));
+}
+
+std::string verdict_text(const GateResult& r) {
+  return r.regressions == 0
+             ? std::string("no regression")
+             : fmt::format("{} regression{}", r.regressions, r.regressions == 1 ? "" : "s");
+}
+
+std::vector<const GateRow*> rows_with(const GateResult& r, GateStatus status) {
+  std::vector<const GateRow*> out;
+  for (const GateRow& row : r.rows) {
+    if (row.status == status) out.push_back(&row);
+  }
+  return out;
+}
+
+/// A Markdown code span of `key` that survives a table cell: a pipe is
+/// escaped (GitHub splits cells on it even inside code), a backquote would
+/// end the span and becomes a quote.
+std::string markdown_key(std::string_view key) {
+  if (key.empty()) return "*(none)*";
+  std::string out = "`";
+  for (char ch : key) {
+    if (ch == '|') {
+      out += "\\|";
+    } else if (ch == '`') {
+      out += '\'';
+    } else if (ch == '\n' || ch == '\r') {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out + "`";
+}
+
+}  // namespace
+
+std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
+  std::size_t width = 24;
+  std::vector<std::string> keys;
+  for (const GateRow& row : r.rows) {
+    keys.push_back(row.key.empty() ? "<none>" : escape_for_terminal(row.key));
+    width = std::max(width, keys.back().size());
+  }
+  const std::size_t rule = width + 86;
+  const std::string_view unit = display_unit(c.measure);
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "{}\nPass Timing Gate by {}: {} self {} per run, {} base and {} new runs\n",
+                 std::string(rule, '='), group_word(c.by), measure_name(c.measure), unit,
+                 r.base_runs, r.new_runs);
+  fmt::format_to(it, "{}\n{}\n", test_text(r, c), std::string(rule, '-'));
+  fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", "Pass", width,
+                 fmt::format("Base ({})", unit), fmt::format("New ({})", unit),
+                 fmt::format("Delta ({})", unit), "Delta %", "p", "p Holm", "Status");
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const GateRow& row = r.rows[i];
+    fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", keys[i], width,
+                   display_value(row.base_median, c.measure),
+                   display_value(row.new_median, c.measure),
+                   display_value(row.delta(), c.measure, true), percent_text(row),
+                   p_text(row.p_value), p_text(row.p_holm), gate_status_name(row.status));
+  }
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "Geometric mean of new/base: {}\n", geomean_text(r, c.by));
+  fmt::format_to(it, "Verdict: {}\n{}\n", verdict_text(r), std::string(rule, '='));
+  return out;
+}
+
+std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  auto optional_number = [](const std::optional<double>& v) {
+    return v ? fmt::format("{}", *v) : std::string("null");
+  };
+  fmt::format_to(it,
+                 "{{\"verdict\":\"{}\",\"regressions\":{},\"measure\":\"{}\",\"unit\":\"{}\","
+                 "\"by\":\"{}\",\"test\":\"mann-whitney-u\",\"alternative\":\"{}\","
+                 "\"correction\":\"holm\",\"alpha\":{},\"threshold_pct\":{},\"floor\":{},"
+                 "\"base_profiles\":{},\"new_profiles\":{},\"tested\":{},\"smallest_p\":{},"
+                 "\"geomean_ratio\":{},\"geomean_groups\":{},\"geomean_excluded\":{},",
+                 r.regressions ? "regression" : "ok", r.regressions, measure_name(c.measure),
+                 measure_unit(c.measure), group_word(c.by),
+                 alternative_name(c.settings.alternative), c.settings.alpha,
+                 c.settings.threshold_pct, c.settings.floor, r.base_runs, r.new_runs, r.tested,
+                 r.smallest_p, optional_number(r.geomean_ratio), r.geomean_groups,
+                 r.geomean_excluded);
+  for (const GateStatus status : {GateStatus::appeared, GateStatus::vanished}) {
+    fmt::format_to(it, "\"{}\":[", gate_status_name(status));
+    const std::vector<const GateRow*> listed = rows_with(r, status);
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, listed[i]->key);
+    }
+    out += "],";
+  }
+  out += "\"rows\":[";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const GateRow& row = r.rows[i];
+    out += i ? ",\n" : "\n";
+    out += "{\"key\":";
+    append_json_string(out, row.key);
+    fmt::format_to(it,
+                   ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
+                   "\"ratio\":{},\"tested\":{},\"u\":{},\"p_value\":{},\"p_holm\":{},"
+                   "\"exact\":{},\"above_threshold\":{},\"above_floor\":{}}}",
+                   gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
+                   optional_number(row.ratio()), row.tested,
+                   row.tested ? fmt::format("{}", row.u_new) : "null", optional_number(row.p_value),
+                   optional_number(row.p_holm), row.exact, row.above_threshold, row.above_floor);
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+std::string render_gate_markdown(const GateResult& r, const GateReportContext& c) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  const std::string_view unit = display_unit(c.measure);
+  fmt::format_to(it, "**passtiming gate: {}** ({} self {} by {}, {} base and {} new runs)\n\n",
+                 verdict_text(r), measure_name(c.measure), is_time(c.measure) ? "time" : "value",
+                 group_word(c.by), r.base_runs, r.new_runs);
+  fmt::format_to(it, "{}. Geometric mean of new/base: {}.\n\n", test_text(r, c),
+                 geomean_text(r, c.by));
+
+  std::vector<const GateRow*> shown = rows_with(r, GateStatus::regression);
+  std::size_t others = 0;
+  for (const GateRow& row : r.rows) {
+    if (row.status != GateStatus::ok) continue;
+    if (others++ < kMarkdownOtherRows) shown.push_back(&row);
+  }
+  if (!shown.empty()) {
+    fmt::format_to(it,
+                   "| {} | Base ({}) | New ({}) | Delta ({}) | Delta | p | p Holm | Status |\n"
+                   "|---|---:|---:|---:|---:|---:|---:|---|\n",
+                   group_word(c.by), unit, unit, unit);
+    for (const GateRow* row : shown) {
+      const bool flagged = row->status == GateStatus::regression;
+      fmt::format_to(it, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_key(row->key),
+                     display_value(row->base_median, c.measure),
+                     display_value(row->new_median, c.measure),
+                     display_value(row->delta(), c.measure, true), percent_text(*row),
+                     p_text(row->p_value), p_text(row->p_holm), flagged ? "**regression**" : "ok");
+    }
+    if (others > kMarkdownOtherRows) {
+      fmt::format_to(it,
+                     "\n{} more on both sides, none a regression (all in --format text or json).\n",
+                     others - kMarkdownOtherRows);
+    }
+  }
+  for (const GateStatus status : {GateStatus::appeared, GateStatus::vanished}) {
+    const std::vector<const GateRow*> listed = rows_with(r, status);
+    if (listed.empty()) continue;
+    fmt::format_to(it, "\n{}: ", status == GateStatus::appeared ? "Appeared" : "Vanished");
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+      const double value =
+          status == GateStatus::appeared ? listed[i]->new_median : listed[i]->base_median;
+      fmt::format_to(it, "{}{} ({} {})", i ? ", " : "", markdown_key(listed[i]->key),
+                     display_value(value, c.measure), unit);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace passtiming::cli

@@ -1,0 +1,28 @@
+#pragma once
+/// \file
+/// The verdict of `passtiming diff --gate` as text (a terminal table), JSON
+/// (stable keys, docs/gate.md) and Markdown (a pull-request comment whose
+/// first line is the verdict).
+
+#include <string>
+
+#include "passtiming/aggregate.h"
+#include "passtiming/gate_measure.h"
+#include "passtiming/regression_gate.h"
+
+namespace passtiming::cli {
+
+/// What the gate compared, for the headings.
+struct GateReportContext {
+  GroupBy by = GroupBy::pass;
+  Measure measure = Measure::wall;
+  GateSettings settings;
+};
+
+std::string render_gate_text(const GateResult& result, const GateReportContext& context);
+std::string render_gate_json(const GateResult& result, const GateReportContext& context);
+/// Regressions and the ten largest other increases in the table; appeared and
+/// vanished groups listed under it.
+std::string render_gate_markdown(const GateResult& result, const GateReportContext& context);
+
+}  // namespace passtiming::cli
