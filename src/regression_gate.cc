@@ -130,8 +130,10 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
         ++result.geomean_excluded;
       }
     }
-    row.above_threshold = exceeds_threshold(row.base_median, row.delta(), settings.threshold_pct);
-    row.above_floor = row.delta() > settings.floor;
+    if (row.status == GateStatus::ok) {
+      row.above_threshold = exceeds_threshold(row.base_median, row.delta(), settings.threshold_pct);
+      row.above_floor = row.delta() > settings.floor;
+    }
     result.rows.push_back(std::move(row));
   }
 

@@ -221,7 +221,10 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
     fmt::format_to(it,
                    "| {} | Base ({}) | New ({}) | Delta ({}) | Delta | p | p Holm | Status |\n"
                    "|---|---:|---:|---:|---:|---:|---:|---|\n",
-                   group_word(c.by), unit, unit, unit);
+                   c.by == GroupBy::pass     ? "Pass"
+                   : c.by == GroupBy::kernel ? "Kernel"
+                                             : "Context",
+                   unit, unit, unit);
     for (const GateRow* row : shown) {
       const bool flagged = row->status == GateStatus::regression;
       fmt::format_to(it, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_key(row->key),
