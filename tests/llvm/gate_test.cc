@@ -1,0 +1,129 @@
+// `passtiming run --repeat` and `passtiming diff --gate` on real clang-19
+// compiles of examples/c/particles.c, one pass made slower on purpose by the
+// spin plugin (bench/gate/spin_plugin.cc).
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "passtiming/profile.h"
+#include "passtiming/profile_io.h"
+
+namespace passtiming {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCli = PASSTIMING_CLI;
+const std::string kClang = PASSTIMING_CLANG;
+const std::string kSpinPlugin = PASSTIMING_SPIN_PLUGIN;
+const std::string kExample = std::string(PASSTIMING_EXAMPLES_DIR) + "/particles.c";
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class GateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = fs::temp_directory_path() /
+          ("passtiming-gate-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir);
+  }
+  /// `command` through the shell in the scratch directory, without the
+  /// PASSTIMING_* settings of the environment the tests run in.
+  Result run(const std::string& command) {
+    const std::string line = "cd '" + dir.string() +
+                             "' && env -u PASSTIMING_PROFILE -u PASSTIMING_EVENTS -u "
+                             "PASSTIMING_REPORT -u PASSTIMING_METRICS " +
+                             command + " >out.txt 2>err.txt";
+    const int raw = std::system(line.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = read(dir / "out.txt");
+    r.err = read(dir / "err.txt");
+    return r;
+  }
+  /// `runs` compiles of particles.c into NAME-%r.json, IPSCCPPass spinning
+  /// `spin_us` before each of its executions (once per compile).
+  Result compile_side(const std::string& name, int runs, int spin_us) {
+    return run("PASSTIMING_SPIN_PASS=IPSCCPPass PASSTIMING_SPIN_US=" + std::to_string(spin_us) +
+               " '" + kCli + "' run --no-report --repeat " + std::to_string(runs) + " -o '" + name +
+               "-%r.json' -- '" + kClang + "' -O2 -c -fpass-plugin='" + kSpinPlugin + "' '" +
+               kExample + "' -o out.o");
+  }
+  Result gate(const std::string& flags = "") {
+    return run("'" + kCli + "' diff --gate --format json --base a-*.json --new b-*.json " + flags);
+  }
+  fs::path dir;
+};
+
+TEST_F(GateTest, RepeatWritesOneProfilePerRun) {
+  const Result r = compile_side("a", 3, 0);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int run = 1; run <= 3; ++run) {
+    const fs::path path = dir / ("a-" + std::to_string(run) + ".json");
+    ASSERT_TRUE(fs::exists(path)) << path;
+    const Profile profile = load_profile(path.string());
+    EXPECT_GT(profile.record_count(), 100u) << path;
+  }
+  EXPECT_FALSE(fs::exists(dir / "a-4.json"));
+  EXPECT_FALSE(fs::exists(dir / "a-0.json"));
+}
+
+TEST_F(GateTest, RepeatStopsAtTheFirstFailingRun) {
+  // The second compile fails: its input disappears after the first.
+  std::ofstream(dir / "once.c") << "int f(int x) { return x * 3; }\n";
+  const Result r = run("'" + kCli + "' run --no-report --repeat 4 -o 'once-%r.json' -- sh -c '" +
+                       kClang + " -O2 -c once.c -o once.o && rm once.c'");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("passtiming run: run 2 of 4 exited with status"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::exists(dir / "once-1.json"));
+  EXPECT_FALSE(fs::exists(dir / "once-2.json"));
+  EXPECT_FALSE(fs::exists(dir / "once-3.json"));
+  // Without %r, several runs would write one file: refused.
+  const Result usage = run("'" + kCli + "' run --repeat 2 -o same.json -- true");
+  EXPECT_EQ(usage.status, 2);
+  EXPECT_NE(usage.err.find("--repeat 2 needs %r in --profile"), std::string::npos) << usage.err;
+}
+
+TEST_F(GateTest, SameCompileOnBothSidesIsNoRegression) {
+  ASSERT_EQ(compile_side("a", 5, 0).status, 0);
+  ASSERT_EQ(compile_side("b", 5, 0).status, 0);
+  const Result r = gate();
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"verdict\":\"ok\""), std::string::npos) << r.out;
+}
+
+TEST_F(GateTest, ASlowerPassIsFlaggedAndNoOther) {
+  ASSERT_EQ(compile_side("a", 5, 0).status, 0);
+  ASSERT_EQ(compile_side("b", 5, 20000).status, 0);  // 20 ms in IPSCCPPass
+  const Result r = gate();
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"regressions\":1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{\"key\":\"IPSCCPPass\",\"status\":\"regression\""), std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace passtiming
