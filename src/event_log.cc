@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "metric_fields.h"
 #include "passtiming/errors.h"
 #include "passtiming/logging.h"
 #include "passtiming/timing_state.h"
@@ -125,11 +126,13 @@ class Replayer {
       const std::string_view kernel = optional_string(object, "kernel");
       const ThreadKey tid = optional_tid(object);
       ensure_context(t);
+      read_sample(object);
       machine_.before(t, pass, kernel, tid);
     } else if (ev == "after") {
       const std::string_view pass = string_field(object, "pass");
       const ThreadKey tid = optional_tid(object);
       ensure_context(t);
+      read_sample(object);
       machine_.after(t, pass, tid);
     } else if (ev == "skip") {
       const std::string_view pass = string_field(object, "pass");
@@ -142,6 +145,44 @@ class Replayer {
     } else {
       fail(fmt::format("unknown event '{}'", ev.substr(0, 64)));
     }
+  }
+
+  /// The metric readings of a before- or after-event, handed to the state
+  /// machine as its sampler's next values. The first event with readings
+  /// in a log whose meta line named no metrics starts recording the metrics
+  /// they belong to.
+  void read_sample(simdjson::dom::object object) {
+    MetricSample sample;
+    bool any = false;
+    for (const detail::SampleNumberField& f : detail::kSampleNumberFields) {
+      simdjson::dom::element value;
+      if (object[f.key].get(value) != simdjson::SUCCESS) continue;
+      if (value.get_int64().get(sample.*f.member) != simdjson::SUCCESS || sample.*f.member < 0) {
+        fail(fmt::format("field '{}' must be an integer from 0 to {}", f.key, INT64_MAX));
+      }
+      any = true;
+    }
+    for (const detail::MetricFlagField& f : detail::kMetricFlagFields) {
+      simdjson::dom::element value;
+      if (object[f.key].get(value) != simdjson::SUCCESS) continue;
+      bool yes = false;
+      if (value.get_bool().get(yes) != simdjson::SUCCESS) {
+        fail(fmt::format("field '{}' must be a boolean", f.key));
+      }
+      sample.ir_flags |= f.known | (yes ? f.value : 0);
+      any = true;
+    }
+    if (any && machine_.metrics().empty()) {
+      MetricSet implied;
+      if (sample.cpu_ns != kNotMeasured) implied.insert(Metric::cpu);
+      if (sample.rss_bytes != kNotMeasured) implied.insert(Metric::rss);
+      if (sample.instructions != kNotMeasured) implied.insert(Metric::instructions);
+      if (sample.ir_size != kNotMeasured || sample.ir_flags != 0) implied.insert(Metric::ir);
+      profile_.metrics.recorded = implied;
+      machine_.set_metrics(&sampler_, implied);
+    }
+    sampler_.set(sample);
+    machine_.note_ir(sample.ir_size, sample.ir_flags);
   }
 
   void check_meta(simdjson::dom::object object) {
@@ -162,6 +203,16 @@ class Replayer {
     if (object["format"].get(value) == simdjson::SUCCESS &&
         string_field(object, "format") != kFormatName) {
       fail(fmt::format("'format' must be \"{}\"", kFormatName));
+    }
+    if (object["metrics"].get(value) == simdjson::SUCCESS) {
+      if (!detail::read_metrics_member(value, profile_.metrics)) {
+        fail(
+            "field 'metrics' must be {\"recorded\":[METRIC,...],\"unavailable\":{METRIC:REASON}}"
+            " with the metrics cpu, rss, ir, instructions");
+      }
+      if (!profile_.metrics.recorded.empty()) {
+        machine_.set_metrics(&sampler_, profile_.metrics.recorded);
+      }
     }
     if (object["version"].get(value) == simdjson::SUCCESS) {
       const std::int64_t version = int_field(object, "version");
@@ -191,6 +242,8 @@ class Replayer {
   std::size_t line_number_ = 0;
   simdjson::dom::parser parser_;
   TimingStateMachine machine_;
+  /// The readings of the event being replayed.
+  ManualMetricSampler sampler_;
   Profile profile_;
   bool in_context_ = false;
   bool seen_event_ = false;

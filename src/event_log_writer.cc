@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "json_text.h"
+#include "metric_fields.h"
 #include "passtiming/logging.h"
 #include "text_writing.h"
 
@@ -36,11 +37,14 @@ constexpr std::size_t kReserveMax = std::size_t{64} << 30;
 constexpr std::size_t kReserveMin = std::size_t{64} << 20;
 /// Room for an event's fixed text and its integers.
 constexpr std::size_t kEventOverhead = 96;
+/// Room for an event's metric readings: five keys and integers, two flags.
+constexpr std::size_t kSampleOverhead = 5 * (20 + detail::kMaxIntChars) + 64;
 
 }  // namespace
 
 std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
-                                                     const ProfileMetadata& metadata) {
+                                                     const ProfileMetadata& metadata,
+                                                     const ProfileMetrics& metrics) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
     throw std::runtime_error(
@@ -70,6 +74,10 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
   writer->limit_ = writer->ready_.load();
   std::string meta = "{\"ev\":\"meta\",\"format\":\"passtiming-events\",\"version\":1,";
   detail::append_metadata_members(meta, metadata);
+  if (!metrics.empty()) {
+    meta += ',';
+    detail::append_metrics_member(meta, metrics);
+  }
   meta += "}\n";
   writer->write_line(meta);
   if (!writer->ok()) throw std::runtime_error(fmt::format("cannot write the event log {}", path));
@@ -192,9 +200,10 @@ void EventLogWriter::on_enter(Nanoseconds t, std::string_view context) noexcept 
 }
 
 void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
-                                      std::string_view kernel, ThreadKey tid) noexcept {
-  if (!reserve(kEventOverhead + detail::json_string_max_size(pass) +
-               detail::json_string_max_size(kernel))) {
+                                      std::string_view kernel, ThreadKey tid,
+                                      const MetricSample* sample) noexcept {
+  if (!reserve(kEventOverhead + (sample != nullptr ? kSampleOverhead : 0) +
+               detail::json_string_max_size(pass) + detail::json_string_max_size(kernel))) {
     return;
   }
   char* p = put(cursor(), head);
@@ -209,6 +218,22 @@ void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std:
     p = put(p, ",\"tid\":");
     p = put_int(p, tid);
   }
+  if (sample != nullptr) {
+    for (const detail::SampleNumberField& f : detail::kSampleNumberFields) {
+      const std::int64_t value = sample->*f.member;
+      if (value == kNotMeasured) continue;
+      p = put(p, ",\"");
+      p = put(p, f.key);
+      p = put(p, "\":");
+      p = put_int(p, value);
+    }
+    for (const detail::MetricFlagField& f : detail::kMetricFlagFields) {
+      if (!(sample->ir_flags & f.known)) continue;
+      p = put(p, ",\"");
+      p = put(p, f.key);
+      p = put(p, (sample->ir_flags & f.value) ? "\":true" : "\":false");
+    }
+  }
   p = put(p, "}\n");
   used_ = static_cast<std::size_t>(p - base_);
 }
@@ -220,6 +245,17 @@ void EventLogWriter::on_before(Nanoseconds t, std::string_view pass, std::string
 
 void EventLogWriter::on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept {
   write_pass_event("{\"ev\":\"after\",\"t_ns\":", t, pass, {}, tid);
+}
+
+void EventLogWriter::on_before_sampled(Nanoseconds t, std::string_view pass,
+                                       std::string_view kernel, ThreadKey tid,
+                                       const MetricSample& sample) noexcept {
+  write_pass_event("{\"ev\":\"before\",\"t_ns\":", t, pass, kernel, tid, &sample);
+}
+
+void EventLogWriter::on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                                      const MetricSample& sample) noexcept {
+  write_pass_event("{\"ev\":\"after\",\"t_ns\":", t, pass, {}, tid, &sample);
 }
 
 void EventLogWriter::on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,

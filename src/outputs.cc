@@ -47,6 +47,9 @@ OutputSettings OutputSettings::from_environment(const Environment& env, unsigned
   OutputSettings settings;
   settings.profile_path = read(kProfileEnv);
   settings.events_path = read(kEventsEnv);
+  if (std::optional<std::string> metrics = env.get(kMetricsEnv)) {
+    settings.metrics = parse_metrics(*metrics, kMetricsEnv);
+  }
   return settings;
 }
 

@@ -84,6 +84,16 @@ class TimingInstrumentState final : public PassEventSink {
     if (!admits_caller()) return;
     guarded([&] { machine.after(t, pass); });
   }
+  bool records_ir_size() const noexcept override { return machine.metrics().contains(Metric::ir); }
+  void note_ir(std::int64_t size, std::uint8_t flags) noexcept override {
+    if (!admits_caller()) return;
+    machine.note_ir(size, flags);
+  }
+
+  /// The metrics of record_metrics(): the sampler the machine reads, and
+  /// what the profile says about them.
+  std::shared_ptr<MetricSampler> sampler;
+  ProfileMetrics metrics;
 
   /// The files of an instrument used on its own (write_files).
   std::optional<std::string> profile_path;
@@ -101,6 +111,7 @@ class TimingInstrumentState final : public PassEventSink {
     try {
       Profile profile;
       profile.metadata = metadata;
+      profile.metrics = metrics;
       profile.sections.push_back(machine.section());
       profile.sections.back().context = label;
       write_profile_file(profile, *profile_path);
@@ -151,10 +162,17 @@ class TimingPassInstrument final : public PassInstrument {
   std::string_view name() const override { return "TileLangPassTimingInstrument"; }
   void enter_pass_ctx() override { state_->enter_pass_ctx(); }
   void exit_pass_ctx() override { state_->exit_pass_ctx(); }
+  // The IR size of this host's module is its number of functions.
   void run_before_pass(const IRModule& mod, const PassInfo& info) override {
+    if (state_->records_ir_size()) {
+      state_->note_ir(static_cast<std::int64_t>(mod.functions().size()), 0);
+    }
     state_->run_before_pass(info.name, mod.kernel_label());
   }
-  void run_after_pass(const IRModule&, const PassInfo& info) override {
+  void run_after_pass(const IRModule& mod, const PassInfo& info) override {
+    if (state_->records_ir_size()) {
+      state_->note_ir(static_cast<std::int64_t>(mod.functions().size()), 0);
+    }
     state_->run_after_pass(info.name);
   }
   void run_skipped_pass(const IRModule& mod, const PassInfo& info) override {
@@ -222,13 +240,35 @@ void TileLangPassTimingInstrument::set_observer(EventObserver* observer) {
   state_->machine.set_observer(observer);
 }
 
+void TileLangPassTimingInstrument::record_metrics(MetricSet metrics,
+                                                  std::shared_ptr<MetricSampler> sampler) {
+  detail::TimingInstrumentState& state = *state_;
+  state.metrics = ProfileMetrics{};
+  if (metrics.empty()) {
+    state.sampler = nullptr;
+  } else if (sampler) {
+    state.sampler = std::move(sampler);
+    state.metrics.recorded = metrics;
+  } else {
+    std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(metrics);
+    state.metrics = system->metrics();
+    state.sampler = std::move(system);
+  }
+  state.machine.set_metrics(state.sampler.get(), state.metrics.recorded);
+}
+
+const ProfileMetrics& TileLangPassTimingInstrument::metrics() const {
+  return state_->metrics;
+}
+
 void TileLangPassTimingInstrument::write_files(const OutputSettings& outputs) {
+  if (!outputs.metrics.empty()) record_metrics(outputs.metrics);
   if (!outputs.profile_path && !outputs.events_path) return;
   state_->metadata = current_process_metadata();
   state_->profile_path = outputs.profile_path;
   if (!outputs.events_path) return;
   try {
-    state_->events = EventLogWriter::open(*outputs.events_path, state_->metadata);
+    state_->events = EventLogWriter::open(*outputs.events_path, state_->metadata, state_->metrics);
     state_->machine.set_observer(state_->events.get());
   } catch (const std::exception& e) {
     // The compile goes on without the log; the user learns why.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "json_text.h"
+#include "metric_fields.h"
 #include "passtiming/profile_io.h"
 #include "profile_json_reader.h"
 #include "text_writing.h"
@@ -28,6 +29,25 @@ void write_metadata(std::string& out, const ProfileMetadata& m) {
   out += "},\n";
 }
 
+/// The metric members of a record, in the order of the fields' table.
+char* put_metrics(char* p, const RecordMetrics& m) {
+  for (const detail::MetricNumberField& f : detail::kMetricNumberFields) {
+    const std::int64_t value = m.*f.member;
+    if (value == kNotMeasured) continue;
+    p = put(p, ",\"");
+    p = put(p, f.key);
+    p = put(p, "\":");
+    p = put_int(p, value);
+  }
+  for (const detail::MetricFlagField& f : detail::kMetricFlagFields) {
+    if (!(m.ir_flags & f.known)) continue;
+    p = put(p, ",\"");
+    p = put(p, f.key);
+    p = put(p, (m.ir_flags & f.value) ? "\":true" : "\":false");
+  }
+  return p;
+}
+
 /// Each of the section's names as a JSON string, quoted and escaped once
 /// rather than once per record that uses it.
 std::vector<std::string> quoted_names(const NameTable& names) {
@@ -44,15 +64,17 @@ std::vector<std::string> quoted_names(const NameTable& names) {
 /// string's capacity. Only names too long for the buffer take that slower
 /// way.
 void write_record(std::string& out, std::string_view separator,
-                  const std::vector<std::string>& quoted, const Record& r) {
-  // The keys, separator and seven numbers of kMaxIntChars fit in 256
-  // bytes, leaving 768 for the two quoted names.
-  constexpr std::size_t kLineBytes = 1024;
+                  const std::vector<std::string>& quoted, const Record& r,
+                  const RecordMetrics* metrics) {
+  // The keys, separator and sixteen numbers of kMaxIntChars (seven of the
+  // record, nine of its metrics) fit in 768 bytes, leaving 768 for the two
+  // quoted names.
+  constexpr std::size_t kLineBytes = 1536;
   const std::string_view name = quoted[r.name];
   const std::string_view kernel = quoted[r.kernel];
   char line[kLineBytes];
   char* p = line;
-  if (name.size() + kernel.size() <= kLineBytes - 256) {
+  if (name.size() + kernel.size() <= kLineBytes - 768) {
     p = put(p, separator);
     p = put(p, "{\"name\":");
     p = put(p, name);
@@ -79,6 +101,7 @@ void write_record(std::string& out, std::string_view separator,
   p = put_int(p, r.inclusive_ns);
   p = put(p, ",\"self_ns\":");
   p = put_int(p, r.self_ns);
+  if (metrics != nullptr) p = put_metrics(p, *metrics);
   if (r.flags & kRecordFailed) p = put(p, ",\"failed\":true");
   *p++ = '}';
   out.append(line, p);
@@ -103,8 +126,9 @@ void write_section(std::string& out, const Section& s, const TextSink* sink) {
   out += "],\"records\":[";
   const std::vector<std::string> quoted = quoted_names(s.names);
   std::string_view separator = "\n";  // one record a line; ",\n" after the first
-  for (const Record& record : s.records) {
-    write_record(out, separator, quoted, record);
+  const bool with_metrics = s.metrics.size() == s.records.size();
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    write_record(out, separator, quoted, s.records[i], with_metrics ? &s.metrics[i] : nullptr);
     separator = ",\n";
     flush_full_piece(out, sink);
   }
@@ -113,9 +137,15 @@ void write_section(std::string& out, const Section& s, const TextSink* sink) {
 
 /// The profile's text into `out`, or through `out` into `sink` when given.
 void write_profile(const Profile& profile, std::string& out, const TextSink* sink) {
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
-                 kProfileFormatName, kProfileFormatVersion);
+  fmt::format_to(
+      std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
+      kProfileFormatName,
+      profile.metrics.empty() ? kProfileFormatVersionWithoutMetrics : kProfileFormatVersion);
   write_metadata(out, profile.metadata);
+  if (!profile.metrics.empty()) {
+    detail::append_metrics_member(out, profile.metrics);
+    out += ",\n";
+  }
   out += "\"sections\":[";
   for (std::size_t i = 0; i < profile.sections.size(); ++i) {
     out += i ? ",\n" : "\n";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "json_text.h"
+#include "metric_fields.h"
 #include "passtiming/errors.h"
 #include "passtiming/profile_json.h"
 
@@ -70,12 +71,14 @@ class ProfileReader {
       } else if (key == "version") {
         have_version = true;
         const std::int64_t version = get_int(value, at, "version", 0, INT64_MAX);
-        if (version != kProfileFormatVersion) {
-          fail_at(at, fmt::format("unsupported profile version {} (this reader knows {})", version,
-                                  kProfileFormatVersion));
+        if (version < 1 || version > kProfileFormatVersion) {
+          fail_at(at, fmt::format("unsupported profile version {} (this reader knows 1 to {})",
+                                  version, kProfileFormatVersion));
         }
       } else if (key == "metadata") {
         read_metadata(value, at);
+      } else if (key == "metrics") {
+        read_metrics(value, at);
       } else if (key == "sections") {
         have_sections = true;
         read_sections(value, at);
@@ -216,6 +219,36 @@ class ProfileReader {
                     });
   }
 
+  void read_metrics(od::value& value, const char* at) {
+    ProfileMetrics& metrics = profile_.metrics;
+    for_each_member(
+        get_object(value, at, "metrics"), at,
+        [&](std::string_view key, od::value& v, const char* key_at) {
+          if (key == "recorded") {
+            for (auto element : get_array(v, key_at, "recorded")) {
+              od::value item;
+              if (auto error = element.get(item)) fail_json(error, key_at);
+              metrics.recorded.insert(get_metric(get_string(item, key_at, "recorded"), key_at));
+            }
+          } else if (key == "unavailable") {
+            for_each_member(get_object(v, key_at, "unavailable"), key_at,
+                            [&](std::string_view name, od::value& reason, const char* name_at) {
+                              const Metric m = get_metric(name, name_at);
+                              metrics.unavailable.push_back(
+                                  {m, std::string(get_string(reason, name_at, "unavailable"))});
+                            });
+          }
+        });
+  }
+
+  Metric get_metric(std::string_view name, const char* at) const {
+    Metric m;
+    if (!metric_from_name(name, m)) {
+      fail_at(at, fmt::format("unknown metric '{}' (known: cpu, rss, ir, instructions)", name));
+    }
+    return m;
+  }
+
   void read_sections(od::value& value, const char* at) {
     for (auto element : get_array(value, at, "sections")) {
       od::value item;
@@ -265,6 +298,7 @@ class ProfileReader {
                       }
                     });
     if (!have_records) fail_at(at, "section without field 'records'");
+    finish_section_metrics(section, profile_.metrics.recorded);
     if (!max_thread_at) return;
     if (!have_threads) {
       make_thread_table(section);
@@ -286,6 +320,8 @@ class ProfileReader {
     constexpr unsigned kRequired = kName | kDepth | kSequence | kStart | kInclusive | kSelf;
     unsigned seen = 0;
     Record r;
+    RecordMetrics m;
+    bool has_metrics = false;
     for_each_member(
         get_object(value, at, "record"), at,
         [&](std::string_view key, od::value& v, const char* key_at) {
@@ -322,6 +358,16 @@ class ProfileReader {
             if (auto error = v.get_bool().get(failed))
               fail_value(error, key_at, "failed", "a boolean");
             if (failed) r.flags |= kRecordFailed;
+          } else if (const MetricNumberField* f = find_metric_number(key)) {
+            m.*f->member = get_int(v, key_at, f->key, 0, INT64_MAX);
+            has_metrics = true;
+          } else if (const MetricFlagField* flag = find_metric_flag(key)) {
+            bool yes = false;
+            if (auto error = v.get_bool().get(yes)) {
+              fail_value(error, key_at, flag->key, "a boolean");
+            }
+            m.ir_flags |= flag->known | (yes ? flag->value : 0);
+            has_metrics = true;
           }
         });
     if (seen != kRequired) {
@@ -337,6 +383,10 @@ class ProfileReader {
       }
     }
     section.records.push_back(r);
+    if (has_metrics) {
+      section.metrics.resize(section.records.size() - 1);
+      section.metrics.push_back(m);
+    }
     return section.records.back();
   }
 
@@ -389,7 +439,8 @@ class FastProfileReader {
         if (string(value) != kProfileFormatName) throw Rejected{};
       } else if (key == "version") {
         have_version = true;
-        if (integer(value, 0, INT64_MAX) != kProfileFormatVersion) throw Rejected{};
+        const std::int64_t version = integer(value, 0, INT64_MAX);
+        if (version < 1 || version > kProfileFormatVersion) throw Rejected{};
       } else if (key == "metadata") {
         ProfileMetadata& m = profile_.metadata;
         for (auto [k, v] : object(value)) {
@@ -404,6 +455,8 @@ class FastProfileReader {
           else if (k == "pid")
             m.pid = integer(v, INT64_MIN, INT64_MAX);
         }
+      } else if (key == "metrics") {
+        if (!read_metrics_member(value, profile_.metrics)) throw Rejected{};
       } else if (key == "sections") {
         have_sections = true;
         for (simdjson::dom::element item : array(value)) read_section(item);
@@ -462,6 +515,7 @@ class FastProfileReader {
       }
     }
     if (!have_records) throw Rejected{};
+    finish_section_metrics(section, profile_.metrics.recorded);
     if (section.records.empty()) return;
     if (!have_threads) {
       make_thread_table(section);
@@ -473,6 +527,8 @@ class FastProfileReader {
   static std::uint32_t read_record(simdjson::dom::element item, Section& section) {
     unsigned seen = 0;
     Record r;
+    RecordMetrics m;
+    bool has_metrics = false;
     for (auto [key, value] : object(item)) {
       if (key == "name") {
         r.name = section.names.intern(string(value));
@@ -504,10 +560,22 @@ class FastProfileReader {
         bool failed = false;
         if (value.get_bool().get(failed)) throw Rejected{};
         if (failed) r.flags |= kRecordFailed;
+      } else if (const MetricNumberField* f = find_metric_number(key)) {
+        m.*f->member = integer(value, 0, INT64_MAX);
+        has_metrics = true;
+      } else if (const MetricFlagField* flag = find_metric_flag(key)) {
+        bool yes = false;
+        if (value.get_bool().get(yes)) throw Rejected{};
+        m.ir_flags |= flag->known | (yes ? flag->value : 0);
+        has_metrics = true;
       }
     }
     if (seen != 63) throw Rejected{};
     section.records.push_back(r);
+    if (has_metrics) {
+      section.metrics.resize(section.records.size() - 1);
+      section.metrics.push_back(m);
+    }
     return r.thread;
   }
 

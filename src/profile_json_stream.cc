@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "huge_pages.h"
+#include "metric_fields.h"
 #include "passtiming/errors.h"
 #include "profile_json_reader.h"
 
@@ -199,6 +200,8 @@ class StreamedProfileReader {
       if (streamed.max_thread >= target.threads.size()) throw NotStreamable{};
       target.names = std::move(streamed.section.names);
       target.records = std::move(streamed.section.records);
+      target.metrics = std::move(streamed.section.metrics);
+      finish_section_metrics(target, profile.metrics.recorded);
     }
     return profile;
   }

@@ -36,6 +36,16 @@ class SerializedObserver final : public EventObserver {
     std::lock_guard lock(mutex_);
     target_.on_exit(t);
   }
+  void on_before_sampled(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                         ThreadKey tid, const MetricSample& sample) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_before_sampled(t, pass, kernel, tid, sample);
+  }
+  void on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                        const MetricSample& sample) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_after_sampled(t, pass, tid, sample);
+  }
 
  private:
   std::mutex mutex_;
@@ -55,11 +65,15 @@ PassTimingTool::PassTimingTool(double threshold_ms, std::shared_ptr<const Clock>
       outputs_(std::move(outputs)) {
   // Validates the threshold the same way every instrument will.
   TileLangPassTimingInstrument probe(threshold_ms_, clock_);
+  if (!outputs_.metrics.empty()) {
+    sampler_ = shared_metric_sampler(outputs_.metrics);
+    metrics_ = sampler_->metrics();
+  }
   if (!outputs_.profile_path && !outputs_.events_path) return;
   metadata_ = current_process_metadata();
   if (outputs_.events_path) {
     try {
-      events_ = EventLogWriter::open(*outputs_.events_path, metadata_);
+      events_ = EventLogWriter::open(*outputs_.events_path, metadata_, metrics_);
       serialized_events_ = std::make_unique<SerializedObserver>(*events_);
     } catch (const std::exception& e) {
       // The compile goes on without the log; the user learns why.
@@ -84,6 +98,7 @@ PassTimingTool::~PassTimingTool() {
 std::shared_ptr<TileLangPassTimingInstrument> PassTimingTool::new_section(std::string context) {
   auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms_, clock_);
   timing->set_context_label(std::move(context));
+  if (sampler_) timing->record_metrics(metrics_.recorded, sampler_);
   std::lock_guard lock(mutex_);
   if (events_ && !finished_) timing->set_observer(serialized_events_.get());
   sections_.push_back(timing);
@@ -103,6 +118,7 @@ Profile PassTimingTool::profile() const {
   std::lock_guard lock(mutex_);
   Profile profile;
   profile.metadata = metadata_;
+  profile.metrics = metrics_;
   profile.sections.reserve(sections_.size());
   for (const auto& timing : sections_) profile.sections.push_back(timing->section());
   return profile;

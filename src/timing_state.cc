@@ -35,6 +35,7 @@ void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   // that compiles many kernels then pays for growth and first-touch page
   // faults only once.
   section_.records.clear();
+  section_.metrics.clear();
   section_.names.clear();
   name_cache_.clear();
   section_.threads.clear();
@@ -43,6 +44,8 @@ void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   stacks_.clear();
   last_stack_ = 0;
   next_sequence_ = 0;
+  pending_ir_size_ = kNotMeasured;
+  pending_ir_flags_ = 0;
 }
 
 TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey tid) {
@@ -54,7 +57,7 @@ TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey
   }
   auto index = static_cast<std::uint32_t>(section_.threads.size());
   section_.threads.push_back(tid);
-  stacks_.push_back(ThreadStack{tid, index, {}});
+  stacks_.push_back(ThreadStack{tid, index, {}, {}});
   stacks_.back().frames.reserve(16);
   last_stack_ = stacks_.size() - 1;
   return stacks_.back();
@@ -62,8 +65,9 @@ TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey
 
 void TimingStateMachine::before(Nanoseconds t, std::string_view pass, std::string_view kernel,
                                 ThreadKey tid) {
-  push_frame(pass, kernel, stack_for(tid)).start_ns = t;
-  if (observer_) observer_->on_before(t, pass, kernel, tid);
+  ThreadStack& stack = stack_for(tid);
+  push_frame(pass, kernel, stack).start_ns = t;
+  if (extras_) begin_extras(t, pass, kernel, stack);
 }
 
 TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t stack_index,
@@ -108,7 +112,7 @@ std::uint32_t TimingStateMachine::before(Nanoseconds t, std::string_view pass,
   Frame& frame = push_child_frame(pass, kernel, tid, parent);
   frame.start_ns = t;
   const std::uint32_t sequence = frame.sequence;
-  if (observer_) observer_->on_before(t, pass, kernel, tid);
+  if (extras_) begin_extras(t, pass, kernel, stack_for(tid));
   return sequence;
 }
 
@@ -117,8 +121,106 @@ std::uint32_t TimingStateMachine::before_now(const Clock& clock, std::string_vie
                                              const ParentRef* parent) {
   Frame& frame = push_child_frame(pass, kernel, tid, parent);
   frame.start_ns = clock.now_ns();
-  if (observer_) observer_->on_before(frame.start_ns, pass, kernel, tid);
-  return frame.sequence;
+  const std::uint32_t sequence = frame.sequence;
+  if (extras_) begin_extras(frame.start_ns, pass, kernel, stack_for(tid));
+  return sequence;
+}
+
+void TimingStateMachine::begin_extras(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                                      ThreadStack& stack) {
+  if (sampler_ == nullptr) {
+    observer_->on_before(t, pass, kernel, stack.key);
+    return;
+  }
+  MetricSample sample;
+  sampler_->read(sample);
+  if (metrics_.contains(Metric::ir)) sample.ir_size = pending_ir_size_;
+  pending_ir_size_ = kNotMeasured;
+  pending_ir_flags_ = 0;
+  // Frames pushed before the metrics were set have no readings.
+  stack.metric_frames.resize(stack.frames.size() - 1);
+  stack.metric_frames.push_back(MetricFrame{sample});
+  if (observer_ != nullptr) observer_->on_before_sampled(t, pass, kernel, stack.key, sample);
+}
+
+void TimingStateMachine::after_with_extras(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                                           std::uint16_t flags) {
+  MetricSample end;
+  if (sampler_ != nullptr) {
+    sampler_->read(end);
+    if (metrics_.contains(Metric::ir)) {
+      end.ir_size = pending_ir_size_;
+      end.ir_flags = pending_ir_flags_;
+    }
+    pending_ir_size_ = kNotMeasured;
+    pending_ir_flags_ = 0;
+  }
+  if (observer_ != nullptr) {
+    if (sampler_ != nullptr) {
+      observer_->on_after_sampled(t, pass, tid, end);
+    } else {
+      observer_->on_after(t, pass, tid);
+    }
+  }
+  ThreadStack& stack = stack_for(tid);
+  if (stack.frames.empty() || !is_name(stack.frames.back().name, pass)) [[unlikely]] {
+    ignore_unmatched(stack, pass);
+    return;
+  }
+  complete_top(t, stack, flags);
+  if (sampler_ != nullptr) finish_metrics(stack, end);
+}
+
+namespace {
+
+/// `end − start` of two readings, never negative; kNotMeasured unless both
+/// were measured.
+std::int64_t difference(std::int64_t start, std::int64_t end) {
+  if (start == kNotMeasured || end == kNotMeasured) return kNotMeasured;
+  return end > start ? end - start : 0;
+}
+
+}  // namespace
+
+void TimingStateMachine::finish_metrics(ThreadStack& stack, const MetricSample& end) {
+  RecordMetrics m;
+  // complete_top() popped the frame; its readings are the last metric frame
+  // unless the frame was pushed before the metrics were set.
+  if (stack.metric_frames.size() == stack.frames.size() + 1) {
+    const MetricFrame frame = stack.metric_frames.back();
+    stack.metric_frames.pop_back();
+    MetricFrame* below = stack.metric_frames.empty() ? nullptr : &stack.metric_frames.back();
+    if (metrics_.contains(Metric::cpu)) {
+      m.cpu_ns = difference(frame.start.cpu_ns, end.cpu_ns);
+      if (m.cpu_ns != kNotMeasured) {
+        m.cpu_self_ns = std::max<std::int64_t>(0, m.cpu_ns - frame.cpu_children_ns);
+        if (below != nullptr) below->cpu_children_ns += m.cpu_ns;
+      }
+    }
+    if (metrics_.contains(Metric::rss)) {
+      m.rss_start_bytes = frame.start.rss_bytes;
+      m.rss_end_bytes = end.rss_bytes;
+      m.rss_peak_bytes = end.rss_peak_bytes;
+    }
+    if (metrics_.contains(Metric::ir)) {
+      m.ir_before = frame.start.ir_size;
+      m.ir_after = end.ir_size;
+      m.ir_flags = end.ir_flags;
+    }
+    if (metrics_.contains(Metric::instructions)) {
+      m.instructions = difference(frame.start.instructions, end.instructions);
+      if (m.instructions != kNotMeasured) {
+        m.instructions_self =
+            std::max<std::int64_t>(0, m.instructions - frame.instructions_children);
+        if (below != nullptr) below->instructions_children += m.instructions;
+      }
+    }
+  } else {
+    stack.metric_frames.resize(stack.frames.size());
+  }
+  // One entry per record, at the record's index, whatever came before.
+  section_.metrics.resize(section_.records.size() - 1);
+  section_.metrics.push_back(m);
 }
 
 void TimingStateMachine::after_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey tid) {
@@ -131,6 +233,7 @@ void TimingStateMachine::ignore_unmatched(ThreadStack& stack, std::string_view p
   timing_logger().warning(
       fmt::format("Ignoring unmatched pass timing callback for {} (expected {})", pass, expected));
   stack.frames.clear();
+  stack.metric_frames.clear();
 }
 
 namespace {
@@ -185,6 +288,7 @@ void TimingStateMachine::discard_incomplete(ThreadStack& stack) {
   timing_logger().warning(
       fmt::format("Discarding {} incomplete pass timing frame(s): {}", stack.frames.size(), names));
   stack.frames.clear();
+  stack.metric_frames.clear();
 }
 
 void TimingStateMachine::exit(Nanoseconds t) {

@@ -50,7 +50,8 @@ class EventLogWriter final : public EventObserver {
   /// Creates (or replaces) `path` and writes the `meta` line. Throws
   /// std::runtime_error naming the path when the file cannot be created.
   static std::unique_ptr<EventLogWriter> open(const std::string& path,
-                                              const ProfileMetadata& metadata);
+                                              const ProfileMetadata& metadata,
+                                              const ProfileMetrics& metrics = {});
 
   EventLogWriter(const EventLogWriter&) = delete;
   EventLogWriter& operator=(const EventLogWriter&) = delete;
@@ -60,6 +61,11 @@ class EventLogWriter final : public EventObserver {
   void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
                  ThreadKey tid) noexcept override;
   void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override;
+  /// The events with their metric readings (docs/event-log-format.md).
+  void on_before_sampled(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                         ThreadKey tid, const MetricSample& sample) noexcept override;
+  void on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                        const MetricSample& sample) noexcept override;
   void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
                ThreadKey tid) noexcept override;
   void on_exit(Nanoseconds t) noexcept override;
@@ -93,7 +99,8 @@ class EventLogWriter final : public EventObserver {
   /// timestamp; an empty kernel and thread 0 are left out, as the format
   /// allows.
   void write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
-                        std::string_view kernel, ThreadKey tid) noexcept;
+                        std::string_view kernel, ThreadKey tid,
+                        const MetricSample* sample = nullptr) noexcept;
   char* cursor() { return base_ + used_; }
 
   std::string path_;

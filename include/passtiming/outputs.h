@@ -8,12 +8,14 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/metrics.h"
 #include "passtiming/settings.h"
 
 namespace passtiming {
 
 inline constexpr std::string_view kProfileEnv = "PASSTIMING_PROFILE";
 inline constexpr std::string_view kEventsEnv = "PASSTIMING_EVENTS";
+inline constexpr std::string_view kMetricsEnv = "PASSTIMING_METRICS";
 
 /// `pattern` with `%p` replaced by `pid`, `%n` by `compile` (the number of
 /// the compile session within the process, from 0, for hosts such as
@@ -30,16 +32,19 @@ std::string expand_path_pattern(std::string_view pattern, long pid, unsigned lon
 /// instruments) gives `%n`. Thread-safe.
 unsigned long next_compile_number() noexcept;
 
-/// The output files of one compile session; unset (or empty) means none.
+/// What one compile session records besides wall time, and the files it
+/// writes; unset (or empty) means none.
 ///
 ///     auto outputs = passtiming::OutputSettings::from_environment(Environment::process());
 ///     if (outputs.profile_path) { ... }
 struct OutputSettings {
   std::optional<std::string> profile_path;  ///< JSON profile, written at the end
   std::optional<std::string> events_path;   ///< JSON Lines event log, streamed
+  MetricSet metrics;                        ///< recorded per pass (metrics.h)
 
   /// Reads PASSTIMING_PROFILE and PASSTIMING_EVENTS from `env`, expanding
-  /// `%p` to this process's id and `%n` to `compile`.
+  /// `%p` to this process's id and `%n` to `compile`, and PASSTIMING_METRICS
+  /// (a ConfigError naming it for an unknown metric).
   static OutputSettings from_environment(const Environment& env = Environment::process(),
                                          unsigned long compile = 0);
 };

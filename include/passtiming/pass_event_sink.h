@@ -3,6 +3,7 @@
 /// The four callbacks of a live pass host, as the thing that times them
 /// receives them.
 
+#include <cstdint>
 #include <string_view>
 
 namespace passtiming {
@@ -13,7 +14,7 @@ namespace passtiming {
 /// the IR unit) stays outside the measured time.
 ///
 /// Nothing here throws: a profiler must never break the compile it observes.
-/// The interface is four virtual functions and nothing else so that a source
+/// The interface is virtual functions and nothing else so that a source
 /// built into another shared object (the TVM adapter, loaded next to the
 /// Python module) drives an object made here with this library's code.
 ///
@@ -35,6 +36,16 @@ class PassEventSink {
   virtual void run_before_pass(std::string_view pass, std::string_view kernel) noexcept = 0;
   /// `pass` has returned normally.
   virtual void run_after_pass(std::string_view pass) noexcept = 0;
+
+  /// Whether the receiver records the `ir` metric (metrics.h): only then is
+  /// counting the IR worth the source's time.
+  virtual bool records_ir_size() const noexcept { return false; }
+  /// The size of the pass's IR unit and (after a pass) its IrFlags, for the
+  /// run_before_pass() or run_after_pass() that follows on this thread.
+  virtual void note_ir(std::int64_t size, std::uint8_t flags) noexcept {
+    (void)size;
+    (void)flags;
+  }
 };
 
 }  // namespace passtiming

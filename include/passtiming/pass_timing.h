@@ -80,11 +80,20 @@ class TileLangPassTimingInstrument {
   /// Hands every raw event to `observer` as well (not owned; null for none).
   void set_observer(EventObserver* observer);
 
+  /// Records `metrics` (metrics.h) for every pass of the PassContexts
+  /// entered from now on, read by `sampler` (null: the system's, see
+  /// shared_metric_sampler()). The empty set records none again.
+  void record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> sampler = nullptr);
+  /// What the records carry besides wall time: the metrics recorded and
+  /// those asked for that the machine cannot give.
+  const ProfileMetrics& metrics() const;
+
   /// The files of an instrument used on its own, outside a compile session
   /// (which writes its sections' files itself): with an events path the
   /// event log is created now and streamed from then on (it replaces any
   /// observer); with a profile path the JSON profile of each PassContext is
-  /// written when the context exits, replacing the previous one. A file that
+  /// written when the context exits, replacing the previous one. The
+  /// settings' metrics are recorded (record_metrics()). A file that
   /// cannot be written is logged on `tilelang.pass_timing`, naming it; this
   /// never throws for a file.
   void write_files(const OutputSettings& outputs);

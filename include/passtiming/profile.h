@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/metrics.h"
 #include "passtiming/names.h"
 
 namespace passtiming {
@@ -52,6 +53,9 @@ struct Section {
   NameTable names;                     ///< names and kernel labels of `records`
   std::vector<std::uint64_t> threads;  ///< the source's key of each Record::thread index
   std::vector<Record> records;         ///< in completion order (a child before its parent)
+  /// Empty when the profile recorded no metric; otherwise one per record, at
+  /// the record's index.
+  std::vector<RecordMetrics> metrics;
 
   std::string_view name_of(const Record& r) const { return names[r.name]; }
   std::string_view kernel_of(const Record& r) const { return names[r.kernel]; }
@@ -76,6 +80,8 @@ struct ProfileMetadata {
 struct Profile {
   ProfileMetadata metadata;
   std::vector<Section> sections;
+  /// The metrics the records carry besides wall time (none by default).
+  ProfileMetrics metrics;
 
   std::size_t record_count() const;
 };

@@ -14,8 +14,13 @@ namespace passtiming {
 
 /// The `format` member of every profile.
 inline constexpr std::string_view kProfileFormatName = "passtiming-profile";
-/// The schema version this library writes and reads.
-inline constexpr int kProfileFormatVersion = 1;
+/// The newest schema version, which this library reads along with every
+/// older one. Version 2 added metrics (the top-level `metrics` member and
+/// the records' metric members); a profile that recorded none is written as
+/// version 1, byte for byte as before.
+inline constexpr int kProfileFormatVersion = 2;
+/// The version of a profile without metrics.
+inline constexpr int kProfileFormatVersionWithoutMetrics = 1;
 
 /// The profile as JSON text: one record per line, integer nanoseconds, so the
 /// text is deterministic and survives a read/write round trip byte for byte.

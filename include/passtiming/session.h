@@ -93,6 +93,10 @@ class PassTimingTool {
   bool finished_ = false;
   OutputSettings outputs_;
   ProfileMetadata metadata_;
+  /// The sampler every section reads when outputs_.metrics asks for any, and
+  /// what the profile says about the metrics.
+  std::shared_ptr<SystemMetricSampler> sampler_;
+  ProfileMetrics metrics_;
   std::unique_ptr<EventLogWriter> events_;
   /// Serialises the sections' events into `events_` (threads share the log).
   std::unique_ptr<EventObserver> serialized_events_;

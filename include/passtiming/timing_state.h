@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/metric_sampler.h"
 #include "passtiming/profile.h"
 
 namespace passtiming {
@@ -33,6 +34,19 @@ class EventObserver {
   virtual void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
                        ThreadKey tid) noexcept = 0;
   virtual void on_exit(Nanoseconds t) noexcept = 0;
+  /// With metrics recorded, before- and after-events come here with the
+  /// readings the records are made of; by default they go to on_before() and
+  /// on_after() without them.
+  virtual void on_before_sampled(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                                 ThreadKey tid, const MetricSample& sample) noexcept {
+    (void)sample;
+    on_before(t, pass, kernel, tid);
+  }
+  virtual void on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                                const MetricSample& sample) noexcept {
+    (void)sample;
+    on_after(t, pass, tid);
+  }
 };
 
 /// A running frame named by the thread whose stack holds it and its sequence:
@@ -72,13 +86,14 @@ class TimingStateMachine {
   template <std::derived_from<Clock> ClockType>
   void before_now(const ClockType& clock, std::string_view pass, std::string_view kernel,
                   ThreadKey tid = 0) {
-    Frame& frame = push_frame(pass, kernel, stack_for(tid));
+    ThreadStack& stack = stack_for(tid);
+    Frame& frame = push_frame(pass, kernel, stack);
     frame.start_ns = clock.now_ns();
     // The observer gets the frame's own timestamp, so a replayed log
     // reproduces the live records exactly; its few nanoseconds of writing
     // fall inside the pass, which is the price of that exactness.
-    if (observer_ != nullptr) [[unlikely]] {
-      observer_->on_before(frame.start_ns, pass, kernel, tid);
+    if (extras_) [[unlikely]] {
+      begin_extras(frame.start_ns, pass, kernel, stack);
     }
   }
 
@@ -110,8 +125,8 @@ class TimingStateMachine {
     frame.name_data = pass.data();
     frame.name_size = pass.size();
     frame.start_ns = clock.now_ns();
-    if (observer_ != nullptr) [[unlikely]] {
-      observer_->on_before(frame.start_ns, pass, section_.names[kernel], tid);
+    if (extras_) [[unlikely]] {
+      begin_extras(frame.start_ns, pass, section_.names[kernel], stack);
     }
   }
 
@@ -134,8 +149,9 @@ class TimingStateMachine {
   /// (expected TOP)", clears that stack and records nothing. Otherwise pops
   /// the frame and records it. `flags` are stored on the record.
   void after(Nanoseconds t, std::string_view pass, ThreadKey tid = 0, std::uint16_t flags = 0) {
-    if (observer_ != nullptr) [[unlikely]] {
-      observer_->on_after(t, pass, tid);
+    if (extras_) [[unlikely]] {
+      after_with_extras(t, pass, tid, flags);
+      return;
     }
     ThreadStack& stack = stack_for(tid);
     if (stack.frames.empty() || !is_name(stack.frames.back().name, pass)) [[unlikely]] {
@@ -152,7 +168,7 @@ class TimingStateMachine {
   void after_stable_name(Nanoseconds t, std::string_view pass, ThreadKey tid = 0) {
     // The common case in as few instructions as possible: once a pass has
     // run, each of them is likely a cache miss.
-    if (observer_ == nullptr && last_stack_ < stacks_.size()) [[likely]] {
+    if (!extras_ && last_stack_ < stacks_.size()) [[likely]] {
       ThreadStack& stack = stacks_[last_stack_];
       if (stack.key == tid && !stack.frames.empty()) [[likely]] {
         const Frame& top = stack.frames.back();
@@ -194,7 +210,33 @@ class TimingStateMachine {
   void reserve(std::size_t records);
 
   /// Events are also handed to `observer` (not owned; null for none).
-  void set_observer(EventObserver* observer) { observer_ = observer; }
+  void set_observer(EventObserver* observer) {
+    observer_ = observer;
+    extras_ = observer_ != nullptr || sampler_ != nullptr;
+  }
+
+  /// Records `metrics` for every pass from here on, read from `sampler` (not
+  /// owned; null: none) at each before- and after-event, and the IR sizes a
+  /// source hands to note_ir(). Section::metrics then holds one
+  /// RecordMetrics per record. Self values subtract the passes nested on the
+  /// same thread's stack, whose CPU time and instructions the thread's own
+  /// figures include (a child on another thread is not part of them). Set
+  /// it between contexts: frames running when it changes record no metrics.
+  void set_metrics(MetricSampler* sampler, MetricSet metrics) {
+    sampler_ = sampler;
+    metrics_ = sampler != nullptr ? metrics : MetricSet{};
+    extras_ = observer_ != nullptr || sampler_ != nullptr;
+  }
+  MetricSet metrics() const { return metrics_; }
+
+  /// The size of the IR unit (and, for an after-event, IrFlags) that the
+  /// next before- or after-event records with metric `ir`. A source that
+  /// counts its IR calls this right before that event, in the same critical
+  /// section; an event without it records kNotMeasured.
+  void note_ir(std::int64_t size, std::uint8_t flags = 0) {
+    pending_ir_size_ = size;
+    pending_ir_flags_ = flags;
+  }
 
  private:
   struct Frame {
@@ -214,10 +256,19 @@ class TimingStateMachine {
     std::uint32_t parent_sequence = 0;
   };
   static constexpr std::uint32_t kSameStack = ~std::uint32_t{0};
+  /// The metric readings of a running frame, at the same index as the
+  /// frame when metrics are recorded: kept apart so that a frame stays as
+  /// small as the timing alone needs.
+  struct MetricFrame {
+    MetricSample start;
+    std::int64_t cpu_children_ns = 0;
+    std::int64_t instructions_children = 0;
+  };
   struct ThreadStack {
     ThreadKey key;
     std::uint32_t index;  ///< the thread's index in the section
     std::vector<Frame> frames;
+    std::vector<MetricFrame> metric_frames;
   };
 
   ThreadStack& stack_for(ThreadKey tid) {
@@ -250,6 +301,15 @@ class TimingStateMachine {
     const std::string_view name = section_.names[id];
     return name.size() == pass.size() && same_bytes(name.data(), pass.data(), pass.size());
   }
+  /// The observer and the metrics of a before-event whose frame is the top
+  /// of `stack`.
+  [[gnu::noinline]] void begin_extras(Nanoseconds t, std::string_view pass, std::string_view kernel,
+                                      ThreadStack& stack);
+  /// after() with an observer or metrics.
+  [[gnu::noinline]] void after_with_extras(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                                           std::uint16_t flags);
+  /// The metrics of the record complete_top() just made from `stack`'s top.
+  void finish_metrics(ThreadStack& stack, const MetricSample& end);
   /// after(), not inlined: the uncommon cases of after_stable_name().
   [[gnu::noinline]] void after_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey tid);
   /// Pops the top frame of `stack` (its name already matched) into a record.
@@ -269,6 +329,12 @@ class TimingStateMachine {
   std::size_t last_stack_ = 0;
   std::uint32_t next_sequence_ = 0;
   EventObserver* observer_ = nullptr;
+  MetricSampler* sampler_ = nullptr;
+  MetricSet metrics_;
+  /// An observer or metrics: the one flag the hot path tests.
+  bool extras_ = false;
+  std::int64_t pending_ir_size_ = kNotMeasured;
+  std::uint8_t pending_ir_flags_ = 0;
   /// In front of `section_.names`, cleared whenever they are (for
   /// intern_stable). Last: its 16 KiB would otherwise put the fields every
   /// event reads on different pages.
