@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "browser/sample_profiles.h"
+#include "html/assets.h"
 #include "passtiming/timing_state.h"
+#include "test_support.h"
 
 namespace passtiming {
 namespace {
@@ -14,6 +18,7 @@ namespace {
 using ::passtiming::testing::kAttributeBreakout;
 using ::passtiming::testing::kScriptBreakout;
 using ::passtiming::testing::pipeline_profile;
+using ::passtiming::testing::read_file;
 using Json = nlohmann::json;
 
 constexpr std::string_view kDataOpen = "<script type=\"application/json\" id=\"passtiming-data\">";
@@ -35,6 +40,36 @@ std::string data_block(const std::string& html) {
   const std::size_t end = html.find("</script>", begin);
   EXPECT_NE(end, std::string::npos);
   return html.substr(begin, end - begin);
+}
+
+/// Compares with tests/golden/html/NAME, or rewrites it when
+/// PASSTIMING_UPDATE_GOLDEN is set (then review the diff).
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(PASSTIMING_GOLDEN_DIR) + "/html/" + name;
+  if (std::getenv("PASSTIMING_UPDATE_GOLDEN")) std::ofstream(path, std::ios::binary) << actual;
+  EXPECT_EQ(actual, read_file(path)) << "golden file " << path;
+}
+
+TEST(HtmlReportTest, PageWithoutMetricsIsTheSkeletonAroundTheGoldenData) {
+  // A profile that recorded no metric gives the page it gave before metrics
+  // existed: the same data block, byte for byte, in the same markup.
+  const std::string html = render_html_report(pipeline_profile());
+  const std::string data = data_block(html);
+  expect_golden("pipeline.data.json", data);
+  const std::string head =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src ";
+  ASSERT_EQ(html.rfind(head, 0), 0u);
+  const std::size_t title = html.find("; base-uri 'none'; form-action 'none'\">\n<title>");
+  ASSERT_NE(title, std::string::npos);
+  const std::string tail =
+      "; base-uri 'none'; form-action 'none'\">\n<title>Pass timing report</title>\n"
+      "<style>" +
+      std::string(detail::kReportCss) + "</style>\n</head>\n<body>\n<main id=\"app\"></main>\n" +
+      std::string(kDataOpen) + data + "</script>\n<script>" + std::string(detail::kReportJs) +
+      "</script>\n</body>\n</html>\n";
+  EXPECT_EQ(html.substr(title), tail);
 }
 
 TEST(HtmlReportTest, PageIsSelfContained) {
