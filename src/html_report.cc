@@ -8,6 +8,7 @@
 
 #include "html/assets.h"
 #include "html/html_json.h"
+#include "metric_fields.h"
 
 namespace passtiming {
 namespace {
@@ -83,7 +84,52 @@ void append_section(std::string& out, const Section& section) {
                    r.thread, r.depth, r.name, r.kernel, r.start_ns - origin, r.inclusive_ns,
                    r.self_ns, r.flags);
   }
-  out += "]}";
+  out += "]";
+  if (!section.records.empty() && section.metrics.size() == section.records.size()) {
+    // Parallel to "records": per record its metric numbers in the order of
+    // the page's "metrics"."fields", -1 when not measured.
+    out += ",\"metrics\":[";
+    first = true;
+    for (std::uint32_t i : section.order_by_sequence()) {
+      const RecordMetrics& m = section.metrics[i];
+      out += first ? "\n[" : ",\n[";
+      first = false;
+      for (const detail::MetricNumberField& f : detail::kMetricNumberFields) {
+        fmt::format_to(std::back_inserter(out), "{},", m.*f.member);
+      }
+      fmt::format_to(std::back_inserter(out), "{}]", m.ir_flags);
+    }
+    out += "]";
+  }
+  out += "}";
+}
+
+/// The profile's metrics: those recorded, those unavailable with the
+/// reason, and the names of the numbers of each section's metric arrays.
+void append_metrics(std::string& out, const ProfileMetrics& metrics) {
+  out += ",\n\"metrics\":{\"recorded\":[";
+  const char* comma = "";
+  for (Metric m : kAllMetrics) {
+    if (!metrics.recorded.contains(m)) continue;
+    out += comma;
+    append_string(out, metric_name(m));
+    comma = ",";
+  }
+  out += "],\"unavailable\":{";
+  comma = "";
+  for (const UnavailableMetric& u : metrics.unavailable) {
+    out += comma;
+    append_string(out, metric_name(u.metric));
+    out += ':';
+    append_string(out, u.reason);
+    comma = ",";
+  }
+  out += "},\"fields\":[";
+  for (const detail::MetricNumberField& f : detail::kMetricNumberFields) {
+    append_string(out, f.key);
+    out += ',';
+  }
+  out += "\"ir_flags\"]}";
 }
 
 std::string page_data(const Profile& profile, const HtmlOptions& options) {
@@ -98,7 +144,10 @@ std::string page_data(const Profile& profile, const HtmlOptions& options) {
   append_string(out, m.host);
   out += ",\"start_time\":";
   append_string(out, m.start_time);
-  fmt::format_to(std::back_inserter(out), ",\"pid\":{}}},\n\"sections\":[", m.pid);
+  fmt::format_to(std::back_inserter(out), ",\"pid\":{}}}", m.pid);
+  // Absent without metrics, so such a profile's page is what it always was.
+  if (!profile.metrics.empty()) append_metrics(out, profile.metrics);
+  out += ",\n\"sections\":[";
   for (std::size_t i = 0; i < profile.sections.size(); ++i) {
     if (i) out += ",\n";
     append_section(out, profile.sections[i]);

@@ -131,6 +131,83 @@ TEST(HtmlReportTest, RecordsAreEmbeddedInStartOrder) {
   EXPECT_EQ(page.at("metadata").at("command"), "example --kernel matmul");
 }
 
+/// Exact metrics for the lowering section of pipeline_profile(): record i
+/// (in completion order) gets numbers built from i, instructions stay not
+/// measured, and every second record's IR change is known.
+Profile profile_with_metrics() {
+  Profile profile = pipeline_profile();
+  Section& s = profile.sections.at(0);
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    const std::int64_t k = static_cast<std::int64_t>(i);
+    RecordMetrics m;
+    m.cpu_ns = 1000 * (k + 1);
+    m.cpu_self_ns = 500 * (k + 1);
+    m.rss_start_bytes = (k + 1) << 20;
+    m.rss_end_bytes = (k + 3) << 20;
+    m.rss_peak_bytes = (k + 9) << 20;
+    m.ir_before = 100 + k;
+    m.ir_after = 90 + 2 * k;
+    if (i % 2 == 0) m.ir_flags = kIrChangeKnown | (i % 4 == 0 ? kIrChanged : 0);
+    s.metrics.push_back(m);
+  }
+  profile.metrics.recorded = parse_metrics("cpu,rss,ir", "test");
+  profile.metrics.unavailable.push_back(
+      {Metric::instructions, "perf_event_open: No such file or directory </script>"});
+  return profile;
+}
+
+TEST(HtmlReportTest, MetricsAreEmbeddedParallelToRecords) {
+  const Profile profile = profile_with_metrics();
+  const std::string data = data_block(render_html_report(profile));
+  EXPECT_EQ(data.find('<'), std::string::npos);
+  const Json page = Json::parse(data);
+  EXPECT_EQ(page.at("metrics").at("recorded"), Json::parse(R"(["cpu","rss","ir"])"));
+  EXPECT_EQ(
+      page.at("metrics").at("unavailable"),
+      Json::parse(R"({"instructions":"perf_event_open: No such file or directory </script>"})"));
+  EXPECT_EQ(page.at("metrics").at("fields"),
+            Json::parse(R"(["cpu_ns","cpu_self_ns","rss_start_bytes","rss_end_bytes",
+                            "rss_peak_bytes","ir_before","ir_after","instructions",
+                            "instructions_self","ir_flags"])"));
+  const Section& s = profile.sections.at(0);
+  const Json& records = page.at("sections").at(0).at("records");
+  const Json& metrics = page.at("sections").at(0).at("metrics");
+  ASSERT_EQ(metrics.size(), s.records.size());
+  ASSERT_EQ(records.size(), s.records.size());
+  // The first record in start order is the Sequential, which completed last.
+  const std::int64_t last = static_cast<std::int64_t>(s.records.size()) - 1;
+  ASSERT_EQ(records.at(0).at(0), 0);
+  EXPECT_EQ(s.records.at(last).sequence, 0u);
+  const std::int64_t mib = 1 << 20;
+  EXPECT_EQ(metrics.at(0), Json({1000 * (last + 1), 500 * (last + 1), (last + 1) * mib,
+                                 (last + 3) * mib, (last + 9) * mib, 100 + last, 90 + 2 * last, -1,
+                                 -1, last % 2 == 0 ? (last % 4 == 0 ? 3 : 1) : 0}));
+  // Every array stands at its record's place in start order.
+  for (std::size_t j = 0; j < records.size(); ++j) {
+    const std::uint32_t seq = records.at(j).at(0).get<std::uint32_t>();
+    std::size_t i = 0;
+    while (s.records.at(i).sequence != seq) ++i;
+    const RecordMetrics& m = s.metrics.at(i);
+    EXPECT_EQ(metrics.at(j),
+              Json({m.cpu_ns, m.cpu_self_ns, m.rss_start_bytes, m.rss_end_bytes, m.rss_peak_bytes,
+                    m.ir_before, m.ir_after, -1, -1, static_cast<int>(m.ir_flags)}))
+        << "record " << j;
+  }
+  // The code generation section recorded none: it has no metrics member.
+  EXPECT_FALSE(page.at("sections").at(1).contains("metrics"));
+  // Still one line per record.
+  EXPECT_EQ(count(data, "\n["), 2 * s.records.size() + profile.sections.at(1).records.size());
+}
+
+TEST(HtmlReportTest, UnavailableMetricAloneIsNamedWithoutColumns) {
+  Profile profile = pipeline_profile();
+  profile.metrics.unavailable.push_back({Metric::instructions, "perf_event_open: EACCES"});
+  const Json page = Json::parse(data_block(render_html_report(profile)));
+  EXPECT_EQ(page.at("metrics").at("recorded"), Json::array());
+  EXPECT_EQ(page.at("metrics").at("unavailable").at("instructions"), "perf_event_open: EACCES");
+  EXPECT_FALSE(page.at("sections").at(0).contains("metrics"));
+}
+
 TEST(HtmlReportTest, TitleIsEscapedAndTopNConfigurable) {
   HtmlOptions options;
   options.title = "<i>a & b</i>";
