@@ -14,7 +14,7 @@
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
 # Settings from the environment: RUNS (10), TRIES (20), SPIN_TRIES (5),
-# SPINS_MS ("0.2 0.5 1 2 5 10"), PASS (IPSCCPPass), MEASURE (empty: the
+# SPINS_MS ("0.2 0.5 1 1.5 2 5 10"), PASS (IPSCCPPass), MEASURE (empty: the
 # gate's default), METRICS (PASSTIMING_METRICS of the compiles, e.g. cpu),
 # GATE_FLAGS (more flags for the gate).
 set -euo pipefail
@@ -26,7 +26,7 @@ INPUT="$ROOT/examples/c/particles.c"
 RUNS="${RUNS:-10}"
 TRIES="${TRIES:-20}"
 SPIN_TRIES="${SPIN_TRIES:-5}"
-SPINS_MS="${SPINS_MS:-0.2 0.5 1 2 5 10}"
+SPINS_MS="${SPINS_MS:-0.2 0.5 1 1.5 2 5 10}"
 PASS="${PASS:-IPSCCPPass}"
 MEASURE="${MEASURE:-}"
 METRICS="${METRICS:-}"
@@ -54,7 +54,8 @@ side() {
 }
 
 # The gate of side a against side b; prints the flagged passes, one line,
-# comma-separated ("-" for none), then the median delta of PASS in ms.
+# separated by ';' ("-" for none), then the median delta of PASS in ms, the
+# measure and the number of passes tested, tab-separated.
 gate() {
   local status=0
   local args=(diff --gate --format json -o "$WORK/verdict.json"
@@ -72,7 +73,9 @@ verdict = json.load(open(sys.argv[1]))
 flagged = [r["key"] for r in verdict["rows"] if r["status"] == "regression"]
 row = next((r for r in verdict["rows"] if r["key"] == sys.argv[2]), None)
 delta = row["delta"] / 1e6 if row and verdict["unit"] == "ns" else float("nan")
-print(",".join(flagged) or "-", f"{delta:.3f}", verdict["measure"], verdict["tested"])
+# Tab-separated, the names joined by ';': pass names hold spaces and commas.
+print("\t".join([";".join(flagged) or "-", f"{delta:.3f}", verdict["measure"],
+                 str(verdict["tested"])]))
 EOF
 }
 
@@ -86,11 +89,11 @@ tested_counts=""
 for ((try = 1; try <= TRIES; try++)); do
   side a 0
   side b 0
-  read -r flagged _ measure tested < <(gate)
+  IFS=$'\t' read -r flagged _ measure tested < <(gate)
   tested_counts+="$tested "
   if [[ "$flagged" != "-" ]]; then
     false_tries=$((false_tries + 1))
-    flagged_passes+="$flagged "
+    flagged_passes+="$flagged; "
   fi
 done
 echo "A/A ($measure): $false_tries of $TRIES tries flagged a regression" \
@@ -98,18 +101,19 @@ echo "A/A ($measure): $false_tries of $TRIES tries flagged a regression" \
 
 for spin in $SPINS_MS; do
   hits=0
-  others=0
+  others=""
   deltas=""
   for ((try = 1; try <= SPIN_TRIES; try++)); do
     side a 0
     side b "$spin"
-    read -r flagged delta measure _ < <(gate)
+    IFS=$'\t' read -r flagged delta measure _ < <(gate)
     deltas+="$delta "
-    [[ ",$flagged," == *",$PASS,"* ]] && hits=$((hits + 1))
-    for pass in ${flagged//,/ }; do
-      [[ "$pass" != "-" && "$pass" != "$PASS" ]] && others=$((others + 1))
+    [[ ";$flagged;" == *";$PASS;"* ]] && hits=$((hits + 1))
+    IFS=';' read -r -a names <<<"$flagged"
+    for pass in "${names[@]}"; do
+      [[ "$pass" != "-" && "$pass" != "$PASS" ]] && others+="$pass; "
     done
   done
   echo "spin $spin ms in $PASS ($measure): flagged in $hits of $SPIN_TRIES tries;" \
-    "other passes flagged: $others; median delta of $PASS per try (ms): $deltas"
+    "other passes flagged: ${others:-none}; median delta of $PASS per try (ms): $deltas"
 done
