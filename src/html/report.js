@@ -68,7 +68,42 @@
   }
   function hideTooltip() { tooltip.style.display = 'none'; }
 
-  // ---- header ------------------------------------------------------------
+  // ---- metrics -----------------------------------------------------------
+  /// What the profile recorded besides wall time. Absent unless a metric
+  /// was asked for; then each section with values has "metrics", one array
+  /// per record (same order as "records") of the numbers named by "fields",
+  /// -1 for a value not measured.
+  const metricInfo = data.metrics || {recorded: [], unavailable: {}, fields: []};
+  const recorded = new Set(metricInfo.recorded);
+  const FIELD = {};
+  metricInfo.fields.forEach((f, i) => { FIELD[f] = i; });
+  const IR_CHANGE_KNOWN = 1, IR_CHANGED = 2, IR_PRESERVED_KNOWN = 4, IR_PRESERVED_ALL = 8;
+  const metricsOf = new WeakMap();  // record -> its metric numbers
+  for (const s of data.sections) {
+    if (s.metrics) s.records.forEach((r, i) => metricsOf.set(r, s.metrics[i]));
+  }
+  /// A record's metric number, or undefined when not measured.
+  function mv(r, field) {
+    const m = metricsOf.get(r);
+    const v = m ? m[FIELD[field]] : undefined;
+    return v === undefined || v < 0 ? undefined : v;
+  }
+  /// Both numbers when both were measured, else undefined.
+  function delta(r, from, to) {
+    const a = mv(r, from), b = mv(r, to);
+    return a === undefined || b === undefined ? undefined : b - a;
+  }
+  const NONE = '\u2013';
+  function mib(bytes) { return (bytes / 1048576).toFixed(2); }
+  function signedMib(bytes) { return (bytes < 0 ? '\u2212' : '+') + mib(Math.abs(bytes)); }
+  function signed(n) { return (n < 0 ? '\u2212' : '+') + Math.abs(n); }
+  function grouped(n) { return n.toLocaleString('en-US'); }
+  function irChange(r) {
+    const flags = mv(r, 'ir_flags');
+    if (!flags || !(flags & IR_CHANGE_KNOWN)) return undefined;
+    return (flags & IR_CHANGED) !== 0;
+  }
+
   const sections = data.sections;
   function sectionTotal(s) {
     let total = 0;
@@ -90,6 +125,101 @@
                  el('b', '', allRecords), ' pass executions, ',
                  el('b', '', duration(allTotal)), ' in top-level passes');
   header.appendChild(summary);
+  if (recorded.size) {
+    summary.append(' \u00b7 metrics: ' + metricInfo.recorded.join(', '));
+  }
+  const unavailable = Object.entries(metricInfo.unavailable);
+  if (unavailable.length) {
+    const note = el('p', 'unavailable');
+    for (const [name, reason] of unavailable) {
+      note.appendChild(el('span', '', name + ': unavailable \u2014 ' + reason));
+    }
+    header.appendChild(note);
+  }
+
+  /// What the flame chart's bars can be coloured by: the pass name, or one
+  /// recorded metric on a sequential scale over every record of the page.
+  /// The bars' extent stays wall time.
+  const COLOUR_MODES = [
+    {key: 'name', label: 'pass name'},
+    {key: 'cpu', label: 'CPU share of wall', note: 'CPU time \u00f7 wall time, inclusive',
+     value: (r) => {
+       const cpu = mv(r, 'cpu_ns');
+       return cpu === undefined || r[INCL] <= 0 ? undefined : cpu / r[INCL];
+     },
+     floor: 0, ceiling: 1, format: (v) => (100 * v).toFixed(0) + '%'},
+    {key: 'rss', label: 'RSS growth', note: 'resident set at the end \u2212 at the start',
+     value: (r) => delta(r, 'rss_start_bytes', 'rss_end_bytes'),
+     format: (v) => signedMib(v) + ' MiB'},
+    {key: 'ir', label: 'IR change', note: 'IR size after \u2212 before',
+     value: (r) => delta(r, 'ir_before', 'ir_after'), format: signed},
+    {key: 'instructions', label: 'instructions', note: 'retired instructions, self',
+     value: (r) => mv(r, 'instructions_self'), format: grouped},
+  ].filter((mode) => mode.key === 'name' || recorded.has(mode.key));
+  let colourMode = COLOUR_MODES[0];
+
+  /// The scale's colours, light to dark.
+  const RAMP = [[253, 237, 176], [250, 178, 95], [232, 107, 63], [187, 48, 68], [110, 25, 84]];
+  function rampColour(t) {
+    const x = Math.min(1, Math.max(0, t)) * (RAMP.length - 1);
+    const i = Math.min(RAMP.length - 2, Math.floor(x)), f = x - i;
+    const c = RAMP[i].map((v, k) => Math.round(v + (RAMP[i + 1][k] - v) * f));
+    return 'rgb(' + c.join(', ') + ')';
+  }
+  /// The mode's domain over every record of the page.
+  function domainOf(mode) {
+    let lo = Infinity, hi = -Infinity;
+    for (const s of sections) {
+      if (!s.metrics) continue;
+      for (const r of s.records) {
+        const v = mode.value(r);
+        if (v === undefined) continue;
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    if (lo > hi) return undefined;
+    if (mode.floor !== undefined) lo = Math.min(lo, mode.floor);
+    if (mode.ceiling !== undefined) hi = Math.max(hi, mode.ceiling);
+    return {lo: lo, hi: hi};
+  }
+  /// Where a value sits on the current mode's scale, 0 to 1.
+  function scaled(v) {
+    const d = colourMode.domain;
+    return d.hi > d.lo ? (v - d.lo) / (d.hi - d.lo) : 0.5;
+  }
+
+  const legend = el('div', 'legend');
+  legend.hidden = true;
+  if (COLOUR_MODES.length > 1) {
+    const control = el('div', 'colour-by');
+    const label = el('label', '', 'Colour by');
+    label.htmlFor = 'colour-by';
+    const select = el('select');
+    select.id = 'colour-by';
+    for (const mode of COLOUR_MODES) {
+      const option = el('option', '', mode.label + (mode.key === 'name' ? ' (default)' : ''));
+      option.value = mode.key;
+      select.appendChild(option);
+    }
+    control.append(label, select, legend);
+    header.appendChild(control);
+  }
+  /// Shows the current mode's scale: its low end, the ramp, its high end,
+  /// and the colour of a record without the value.
+  function drawLegend() {
+    const d = colourMode.domain;
+    legend.hidden = !d;
+    if (!d) { legend.replaceChildren(); return; }
+    const ramp = el('span', 'legend-ramp');
+    ramp.setAttribute('aria-hidden', 'true');
+    const missing = el('span', 'legend-missing');
+    missing.setAttribute('aria-hidden', 'true');
+    legend.replaceChildren(el('span', 'legend-note', colourMode.note + ':'),
+                           el('span', 'legend-lo', colourMode.format(d.lo)), ramp,
+                           el('span', 'legend-hi', colourMode.format(d.hi)), missing,
+                           el('span', '', 'not measured'));
+  }
   app.appendChild(header);
 
   // ---- flame chart -------------------------------------------------------
@@ -221,7 +351,39 @@
                   ['depth', r[DEPTH]], ['sequence', r[SEQ]]];
     if (item.bar.count > 1) rows.push(['passes inside', item.bar.count - 1]);
     if (r[FLAGS] & FAILED) rows.push(['status', 'failed']);
+    rows.push(...metricRows(r));
     return [s.names[r[NAME]], rows];
+  }
+
+  /// Tooltip rows of a record's recorded metrics.
+  function metricRows(r) {
+    const rows = [];
+    const or = (v, f) => (v === undefined ? NONE : f(v));
+    if (recorded.has('cpu')) {
+      const cpu = mv(r, 'cpu_ns'), self = mv(r, 'cpu_self_ns');
+      rows.push(['CPU', or(cpu, duration) + '  (self ' + or(self, duration) + ')']);
+      rows.push(['CPU / wall', cpu === undefined ? NONE : percent(cpu, r[INCL])]);
+    }
+    if (recorded.has('rss')) {
+      const start = mv(r, 'rss_start_bytes'), end = mv(r, 'rss_end_bytes');
+      const growth = delta(r, 'rss_start_bytes', 'rss_end_bytes');
+      rows.push(['RSS', or(start, mib) + ' \u2192 ' + or(end, mib) + ' MiB  (' + or(growth, signedMib) + ')']);
+      rows.push(['RSS peak', or(mv(r, 'rss_peak_bytes'), mib) + ' MiB']);
+    }
+    if (recorded.has('ir')) {
+      const changed = irChange(r);
+      rows.push(['IR size', or(mv(r, 'ir_before'), String) + ' \u2192 ' + or(mv(r, 'ir_after'), String) +
+                 (changed === undefined ? '' : changed ? '  (changed)' : '  (unchanged)')]);
+      const flags = mv(r, 'ir_flags') || 0;
+      if (flags & IR_PRESERVED_KNOWN) {
+        rows.push(['analyses', flags & IR_PRESERVED_ALL ? 'all preserved' : 'not all preserved']);
+      }
+    }
+    if (recorded.has('instructions')) {
+      rows.push(['instructions', or(mv(r, 'instructions'), grouped) + '  (self ' +
+                 or(mv(r, 'instructions_self'), grouped) + ')']);
+    }
+    return rows;
   }
 
   /// Per lane element: how many records its current view holds from the
@@ -273,7 +435,18 @@
         bar.style.width = ((item.right - item.left) * frac) + '%';
         bar.style.top = (Math.min(depth, 200) * ROW_PX) + 'px';
         const name = item.merged ? item.count + ' passes' : s.names[item.bar.r[NAME]];
-        if (!item.merged) bar.style.background = color(name);
+        if (!item.merged && colourMode.value) {
+          const v = colourMode.value(item.bar.r);
+          if (v === undefined) {
+            bar.classList.add('unmeasured');
+          } else {
+            const t = scaled(v);
+            bar.style.background = rampColour(t);
+            if (t > 0.55) bar.classList.add('dark');
+          }
+        } else if (!item.merged) {
+          bar.style.background = color(name);
+        }
         bar.appendChild(el('span', 'bar-label', name));
         if (depth === view.depth) levelNs += item.right - item.left;
         items.set(bar, item);
@@ -399,6 +572,70 @@
     return span;
   }
 
+  /// Sort key of a value that may be missing: missing sorts below all.
+  function keyOf(v) { return v === undefined ? -Infinity : v; }
+
+  /// A pass's sums of its runs' metrics, each over the runs that measured it.
+  function addMetrics(a, r) {
+    const cpuSelf = mv(r, 'cpu_self_ns');
+    if (cpuSelf !== undefined) { a.cpuSelf = (a.cpuSelf || 0) + cpuSelf; a.cpuWall = (a.cpuWall || 0) + r[SELF]; }
+    const growth = delta(r, 'rss_start_bytes', 'rss_end_bytes');
+    if (growth !== undefined) a.rssGrowth = (a.rssGrowth || 0) + growth;
+    const peak = mv(r, 'rss_peak_bytes');
+    if (peak !== undefined) a.rssPeak = Math.max(a.rssPeak || 0, peak);
+    const before = mv(r, 'ir_before'), after = mv(r, 'ir_after');
+    if (before !== undefined && after !== undefined) {
+      a.irBefore = (a.irBefore || 0) + before;
+      a.irAfter = (a.irAfter || 0) + after;
+    }
+    const changed = irChange(r);
+    if (changed !== undefined) {
+      a.irKnown = (a.irKnown || 0) + 1;
+      a.irChanged = (a.irChanged || 0) + (changed ? 1 : 0);
+    }
+    const instructions = mv(r, 'instructions_self');
+    if (instructions !== undefined) a.instructions = (a.instructions || 0) + instructions;
+  }
+
+  /// The columns of the recorded metrics, for the per-pass table (sums per
+  /// pass) and for the top table (one record), in the order of the metrics.
+  function metricColumns(perPass) {
+    const get = perPass ? (x) => x : (x) => {
+      if (!x.m) addMetrics(x.m = {}, x.r);
+      return x.m;
+    };
+    const or = (v, f) => (v === undefined ? NONE : f(v));
+    const columns = [];
+    if (recorded.has('cpu')) {
+      columns.push(
+          {title: 'CPU self (ms)', key: (x) => keyOf(get(x).cpuSelf), cell: (x) => or(get(x).cpuSelf, ms)},
+          {title: 'CPU/wall %', key: (x) => (get(x).cpuWall > 0 ? get(x).cpuSelf / get(x).cpuWall : -Infinity),
+           cell: (x) => (get(x).cpuSelf === undefined ? NONE : percent(get(x).cpuSelf, get(x).cpuWall))});
+    }
+    if (recorded.has('rss')) {
+      columns.push(
+          {title: 'RSS growth (MiB)', key: (x) => keyOf(get(x).rssGrowth), cell: (x) => or(get(x).rssGrowth, signedMib)},
+          {title: 'RSS peak (MiB)', key: (x) => keyOf(get(x).rssPeak), cell: (x) => or(get(x).rssPeak, mib)});
+    }
+    if (recorded.has('ir')) {
+      columns.push(
+          {title: 'IR before\u2192after',
+           key: (x) => (get(x).irBefore === undefined ? -Infinity : get(x).irAfter - get(x).irBefore),
+           cell: (x) => (get(x).irBefore === undefined ? NONE : get(x).irBefore + '\u2192' + get(x).irAfter)},
+          {title: perPass ? 'IR changed (runs)' : 'IR changed', key: (x) => keyOf(get(x).irChanged),
+           cell: (x) => {
+             const a = get(x);
+             if (a.irKnown === undefined) return NONE;
+             return perPass ? a.irChanged + ' of ' + a.irKnown : a.irChanged ? 'yes' : 'no';
+           }});
+    }
+    if (recorded.has('instructions')) {
+      columns.push({title: 'Instructions self', key: (x) => keyOf(get(x).instructions),
+                    cell: (x) => or(get(x).instructions, grouped)});
+    }
+    return columns;
+  }
+
   function aggregateTable(s, total) {
     const byName = new Map();
     for (const r of s.records) {
@@ -408,6 +645,7 @@
       a.incl += r[INCL];
       a.self += r[SELF];
       a.max = Math.max(a.max, r[INCL]);
+      if (s.metrics) addMetrics(a, r);
     }
     let selfTotal = 0;
     for (const a of byName.values()) selfTotal += a.self;
@@ -420,8 +658,10 @@
       {title: 'Max (ms)', key: (a) => a.max, cell: (a) => ms(a.max)},
       {title: 'Self share', key: (a) => a.self, cell: (a) => shareCell(a.self, selfTotal)},
     ];
+    if (s.metrics) columns.push(...metricColumns(true));
     const table = sortableTable(columns, [...byName.values()], {index: 3, ascending: false});
     table.firstChild.classList.add('aggregate');
+    if (s.metrics) table.firstChild.classList.add('with-metrics');
     return table;
   }
 
@@ -434,8 +674,10 @@
       {title: 'Self (ms)', key: (x) => x.r[SELF], cell: (x) => ms(x.r[SELF])},
       {title: 'Share', key: (x) => x.r[SELF], cell: (x) => shareCell(x.r[SELF], total)},
     ];
+    if (s.metrics) columns.push(...metricColumns(false));
     const table = sortableTable(columns, top.map((r, i) => ({rank: i + 1, r: r})), {index: 0, ascending: true});
     table.firstChild.classList.add('top');
+    if (s.metrics) table.firstChild.classList.add('with-metrics');
     return table;
   }
 
@@ -458,7 +700,8 @@
     node.appendChild(chart.node);
     drawCharts.push(chart.draw);
     if (s.records.length) {
-      const columns = el('div', 'columns');
+      // With metric columns the tables are wide: one above the other.
+      const columns = el('div', s.metrics ? 'columns stacked' : 'columns');
       const left = el('div'), right = el('div');
       left.append(el('h3', '', 'By pass'), aggregateTable(s, total));
       right.append(el('h3', '', 'Top ' + Math.min(data.top_n, s.records.length) + ' by self time'),
@@ -470,6 +713,16 @@
   });
   if (!sections.length) app.appendChild(el('p', 'empty', 'The profile has no sections.'));
   for (const draw of drawCharts) draw();
+  const colourSelect = document.getElementById('colour-by');
+  if (colourSelect) {
+    colourSelect.addEventListener('change', () => {
+      colourMode = COLOUR_MODES.find((mode) => mode.key === colourSelect.value) || COLOUR_MODES[0];
+      if (colourMode.value && !('domain' in colourMode)) colourMode.domain = domainOf(colourMode);
+      hideTooltip();
+      drawLegend();
+      for (const draw of drawCharts) draw();
+    });
+  }
 
   // ---- self-test ---------------------------------------------------------
   /// Measures one lane as the browser drew it: how many records its bars
@@ -507,6 +760,32 @@
     return m;
   }
 
+  /// Switches the flame chart through every colour mode and notes, per
+  /// mode, the computed colour of the first lane's first bar, the legend,
+  /// and how many bars have no value; then switches back. Null without a
+  /// switch.
+  function colourSwitchTest() {
+    const select = document.getElementById('colour-by');
+    if (!select) return null;
+    const firstBar = () => document.querySelector('.lane .bar:not(.merged)');
+    const seq = firstBar().dataset.seq;
+    const out = {options: [...select.options].map((o) => o.value),
+                 labels: [...select.options].map((o) => o.textContent),
+                 label: select.labels.length ? select.labels[0].textContent : '', seq: seq, modes: {}};
+    const look = (value) => {
+      select.value = value;
+      select.dispatchEvent(new Event('change'));
+      const bar = document.querySelector('.lane .bar[data-seq="' + seq + '"]');
+      return {background: getComputedStyle(bar).backgroundColor,
+              legendShown: !legend.hidden && getComputedStyle(legend).display !== 'none',
+              legend: legend.textContent,
+              unmeasured: document.querySelectorAll('.bar.unmeasured').length};
+    };
+    for (const value of out.options) out.modes[value] = look(value);
+    out.restored = look(out.options[0]);
+    return out;
+  }
+
   /// With #selftest the page measures its own layout, as the browser drew
   /// it, and writes what it found for the headless-browser test to read.
   /// It then zooms the first lane into a merged bar (or else the first
@@ -530,6 +809,13 @@
     const labels = new Set([...document.querySelectorAll('.bar-label')].map((n) => n.textContent));
     const cells = new Set([...document.querySelectorAll('table.aggregate td.name')].map((n) => n.textContent));
     result.tableRows = document.querySelectorAll('table.aggregate tbody tr').length;
+    const textOf = (nodes) => [...nodes].map((n) => n.textContent);
+    result.tables = [...document.querySelectorAll('.pt-section table')].map((table) => ({
+      kind: table.classList.contains('aggregate') ? 'aggregate' : 'top',
+      head: textOf(table.querySelectorAll('thead th')),
+      rows: [...table.querySelectorAll('tbody tr')].map((tr) => textOf(tr.children))}));
+    result.unavailable = textOf(document.querySelectorAll('header .unavailable span'));
+    result.colourSwitch = colourSwitchTest();
     for (const s of sections) {
       const passNames = new Set(s.records.map((r) => s.names[r[NAME]]));
       for (const name of passNames) {

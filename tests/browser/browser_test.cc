@@ -24,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::passtiming::testing::kMicro;
 using ::passtiming::testing::kMilli;
+using ::passtiming::testing::metrics_profile;
 using ::passtiming::testing::pipeline_profile;
 using ::passtiming::testing::timed_pass;
 using Json = nlohmann::json;
@@ -197,6 +198,122 @@ TEST(BrowserTest, HostileNamesShowAsTextAndRunNoScript) {
   EXPECT_EQ(run.dom.find("<svg"), std::string::npos);
   EXPECT_EQ(run.dom.find("<b>matmul"), std::string::npos);
   EXPECT_EQ(run.dom.find("data-pwned"), std::string::npos);
+}
+
+/// The table of `kind` ("aggregate" or "top") of section `index`, as the
+/// self-test read it: {head: [...], rows: [[...], ...]}.
+Json table_of(const Json& t, const std::string& kind, std::size_t index) {
+  std::size_t seen = 0;
+  for (const Json& table : t.at("tables")) {
+    if (table.at("kind") == kind && seen++ == index) return table;
+  }
+  ADD_FAILURE() << "no " << kind << " table " << index << " in " << t;
+  return Json::object();
+}
+
+Json row_named(const Json& table, const std::string& name, std::size_t column) {
+  for (const Json& row : table.at("rows")) {
+    if (row.at(column) == name) return row;
+  }
+  ADD_FAILURE() << "no row " << name << " in " << table;
+  return Json::array();
+}
+
+/// The cells of `row` from `first` on.
+Json cells_from(const Json& row, std::size_t first) {
+  return Json(std::vector<Json>(row.begin() + static_cast<std::ptrdiff_t>(first), row.end()));
+}
+
+TEST(BrowserTest, WithoutMetricsNoMetricColumnsNoSwitch) {
+  const BrowserRun& run = pipeline_run();
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  EXPECT_TRUE(t.at("colourSwitch").is_null()) << t;
+  EXPECT_EQ(t.at("unavailable"), Json::array()) << t;
+  EXPECT_EQ(
+      table_of(t, "aggregate", 0).at("head"),
+      Json({"Pass", "Runs", "Inclusive (ms)", "Self (ms)", "Mean (ms)", "Max (ms)", "Self share"}));
+  EXPECT_EQ(table_of(t, "top", 0).at("head"), Json({"#", "Pass", "Kernel", "Self (ms)", "Share"}));
+  EXPECT_EQ(run.dom.find("id=\"colour-by\""), std::string::npos);
+  EXPECT_EQ(run.dom.find("<select"), std::string::npos);
+  EXPECT_EQ(run.dom.find("class=\"legend"), std::string::npos);
+}
+
+/// The metrics profile's page, opened once.
+const BrowserRun& metrics_run() {
+  static const BrowserRun run = open_in_chromium(render_html_report(metrics_profile()));
+  return run;
+}
+
+TEST(BrowserTest, MetricColumnsShowTheExactValues) {
+  const Profile profile = metrics_profile();
+  const BrowserRun& run = metrics_run();
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  expect_consistent_layout(t, profile.record_count());
+  EXPECT_EQ(t.at("unavailable"),
+            Json({"instructions: unavailable \u2014 perf_event_open: No such file or directory"}));
+  const Json aggregate = table_of(t, "aggregate", 0);
+  EXPECT_EQ(aggregate.at("head"),
+            Json({"Pass", "Runs", "Inclusive (ms)", "Self (ms)", "Mean (ms)", "Max (ms)",
+                  "Self share", "CPU self (ms)", "CPU/wall %", "RSS growth (MiB)", "RSS peak (MiB)",
+                  "IR before\u2192after", "IR changed (runs)"}));
+  // Simplify ran as records 0 and 5: CPU self 750,000 + 375,000 ns of
+  // 2,250,001 ns self, growth 0 + 1.25 MiB, peaks 100 and 105 MiB, IR
+  // 1000→1000 (unchanged) and 1050→1045.
+  EXPECT_EQ(cells_from(row_named(aggregate, "Simplify", 0), 7),
+            Json({"1.125", "50.0%", "+1.25", "105.00", "2050\u21922045", "1 of 2"}));
+  // The Sequential, record 6: half of its 4.700401 ms on the CPU, none self.
+  EXPECT_EQ(cells_from(row_named(aggregate, "tl.lower", 0), 7),
+            Json({"0.000", "\u2013", "+1.50", "106.00", "1060\u21921054", "1 of 1"}));
+  const Json top = table_of(t, "top", 0);
+  EXPECT_EQ(top.at("head"),
+            Json({"#", "Pass", "Kernel", "Self (ms)", "Share", "CPU self (ms)", "CPU/wall %",
+                  "RSS growth (MiB)", "RSS peak (MiB)", "IR before\u2192after", "IR changed"}));
+  // The longest self time is LayoutInference, record 1.
+  const Json first = top.at("rows").at(0);
+  EXPECT_EQ(first.at(1), "LayoutInference");
+  EXPECT_EQ(cells_from(first, 5),
+            Json({"1.000", "50.0%", "+0.25", "101.00", "1010\u21921009", "yes"}));
+  // Code generation: SplitHostDevice is its record 0, unchanged.
+  EXPECT_EQ(cells_from(row_named(table_of(t, "top", 1), "SplitHostDevice", 1), 5),
+            Json({"1.500", "50.0%", "+0.00", "100.00", "1000\u21921000", "no"}));
+}
+
+TEST(BrowserTest, ColourSwitchOffersTheRecordedMetricsAndRecoloursBars) {
+  const BrowserRun& run = metrics_run();
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& sw = run.selftest.at("colourSwitch");
+  ASSERT_TRUE(sw.is_object()) << run.selftest;
+  EXPECT_EQ(sw.at("label"), "Colour by");
+  EXPECT_EQ(sw.at("options"), Json({"name", "cpu", "rss", "ir"}));  // no instructions
+  EXPECT_EQ(sw.at("labels"),
+            Json({"pass name (default)", "CPU share of wall", "RSS growth", "IR change"}));
+  // The first bar is the lowering Sequential (record 6): CPU half its wall
+  // time, the middle of the 0–100% scale; the most RSS growth of the page
+  // (1.5 MiB), the dark end; the most IR shrunk (−6), the light end.
+  const Json& modes = sw.at("modes");
+  EXPECT_EQ(sw.at("seq"), "0");
+  EXPECT_FALSE(modes.at("name").at("legendShown"));
+  EXPECT_EQ(modes.at("cpu").at("background"), "rgb(232, 107, 63)");
+  EXPECT_EQ(modes.at("rss").at("background"), "rgb(110, 25, 84)");
+  EXPECT_EQ(modes.at("ir").at("background"), "rgb(253, 237, 176)");
+  for (const char* metric : {"cpu", "rss", "ir"}) {
+    const Json& mode = modes.at(metric);
+    EXPECT_NE(mode.at("background"), modes.at("name").at("background")) << metric;
+    EXPECT_TRUE(mode.at("legendShown")) << metric;
+    EXPECT_EQ(mode.at("unmeasured"), 0) << metric;
+  }
+  EXPECT_NE(modes.at("cpu").at("legend").get<std::string>().find("0%100%"), std::string::npos)
+      << modes.at("cpu");
+  EXPECT_NE(modes.at("rss").at("legend").get<std::string>().find("+0.00 MiB+1.50 MiB"),
+            std::string::npos)
+      << modes.at("rss");
+  EXPECT_NE(modes.at("ir").at("legend").get<std::string>().find("\u22126+0"), std::string::npos)
+      << modes.at("ir");
+  // Back to the pass name: the bar's own colour again, no legend.
+  EXPECT_EQ(sw.at("restored").at("background"), modes.at("name").at("background"));
+  EXPECT_FALSE(sw.at("restored").at("legendShown"));
 }
 
 TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {

@@ -5,6 +5,7 @@
 /// passes, two sections, a pass shorter than a microsecond, and names built
 /// to break out of a page, a JSON string or a terminal.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -81,6 +82,39 @@ inline Profile pipeline_profile() {
   profile.sections.push_back(run_section(clock, lower, "matmul_kernel", "stage=lower"));
   profile.sections.push_back(
       run_section(clock, codegen, "<b>matmul</b>", "stage=codegen, note=</script>"));
+  return profile;
+}
+
+inline constexpr std::int64_t kMiB = 1 << 20;
+
+/// pipeline_profile() with cpu, rss and ir recorded and instructions
+/// unavailable. Record k of a section (in completion order) used half its
+/// wall time on the CPU, started at 64 + k MiB resident and grew by k/4 MiB
+/// to a peak of 100 + k MiB, and took its IR from 1000 + 10k to 1000 + 9k
+/// (changed, except record 0).
+inline Profile metrics_profile() {
+  Profile profile = pipeline_profile();
+  for (Section& s : profile.sections) {
+    for (std::size_t i = 0; i < s.records.size(); ++i) {
+      const Record& r = s.records[i];
+      const std::int64_t k = static_cast<std::int64_t>(i);
+      RecordMetrics m;
+      m.cpu_ns = r.inclusive_ns / 2;
+      m.cpu_self_ns = r.self_ns / 2;
+      m.rss_start_bytes = (64 + k) * kMiB;
+      m.rss_end_bytes = m.rss_start_bytes + k * kMiB / 4;
+      m.rss_peak_bytes = (100 + k) * kMiB;
+      m.ir_before = 1000 + 10 * k;
+      m.ir_after = m.ir_before - k;
+      m.ir_flags = kIrChangeKnown | (k > 0 ? kIrChanged : 0);
+      s.metrics.push_back(m);
+    }
+  }
+  profile.metrics.recorded.insert(Metric::cpu);
+  profile.metrics.recorded.insert(Metric::rss);
+  profile.metrics.recorded.insert(Metric::ir);
+  profile.metrics.unavailable.push_back(
+      {Metric::instructions, "perf_event_open: No such file or directory"});
   return profile;
 }
 
