@@ -107,15 +107,23 @@ void Aggregator::add(const Profile& profile) {
     cache.assign(by_ == GroupBy::context ? 1 : s.names.size(), kUnset);
     for (std::size_t i = 0; i < s.records.size(); ++i) {
       const Record& r = s.records[i];
+      Nanoseconds self = r.self_ns;
+      Nanoseconds inclusive = r.inclusive_ns;
+      if (measure_ != Measure::wall) {
+        const std::optional<double> measured = record_measure(s, i, measure_);
+        if (!measured) continue;
+        self = static_cast<Nanoseconds>(*measured);
+        inclusive = static_cast<Nanoseconds>(*record_measure_inclusive(s, i, measure_));
+      }
       const NameId id = group_id(r, by_);
       std::size_t& slot = cache[id];
       if (slot == kUnset) slot = group_index(group_key(s, id, by_));
       Group& group = groups_[slot].second;
       ++group.executions;
-      if (!nested[i]) group.total_inclusive_ns += r.inclusive_ns;
-      group.total_self_ns += r.self_ns;
-      group.self_samples.push_back(r.self_ns);
-      total_self_ns_ += r.self_ns;
+      if (!nested[i]) group.total_inclusive_ns += inclusive;
+      group.total_self_ns += self;
+      group.self_samples.push_back(self);
+      total_self_ns_ += self;
     }
   }
 }

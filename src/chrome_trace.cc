@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "json_text.h"
+#include "metric_fields.h"
 #include "passtiming/profile_json.h"
 
 namespace passtiming {
@@ -121,7 +122,37 @@ class TraceWriter {
       out_ += ",\"context\":";
       append_json_string(out_, section.context);
       if (r.flags & kRecordFailed) out_ += ",\"failed\":true";
+      if (section.metrics.size() == section.records.size()) {
+        detail::append_record_metrics(out_, section.metrics[i]);
+      }
       out_ += "}}";
+    }
+    write_memory_counter(index);
+  }
+
+  /// With the rss metric, the process's resident memory as a counter track
+  /// of the section: its value at each pass's start and end, in MiB.
+  void write_memory_counter(std::size_t index) {
+    const Section& section = profile_.sections[index];
+    if (section.metrics.size() != section.records.size()) return;
+    std::vector<std::pair<Nanoseconds, std::int64_t>> points;
+    for (std::size_t i = 0; i < section.records.size(); ++i) {
+      const Record& r = section.records[i];
+      const RecordMetrics& m = section.metrics[i];
+      if (m.rss_start_bytes != kNotMeasured) points.emplace_back(r.start_ns, m.rss_start_bytes);
+      if (m.rss_end_bytes != kNotMeasured) {
+        points.emplace_back(r.start_ns + r.inclusive_ns, m.rss_end_bytes);
+      }
+    }
+    std::stable_sort(points.begin(), points.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [t, bytes] : points) {
+      begin_event();
+      fmt::format_to(std::back_inserter(out_),
+                     "{{\"ph\":\"C\",\"pid\":{},\"name\":\"rss\",\"ts\":", index + 1);
+      append_micros(out_, t - origin_);
+      fmt::format_to(std::back_inserter(out_), ",\"args\":{{\"MiB\":{:.3f}}}}}",
+                     static_cast<double>(bytes) / (1024.0 * 1024.0));
     }
   }
 

@@ -25,6 +25,23 @@ bool metric_from_name(std::string_view name, Metric& out) {
   return false;
 }
 
+void append_record_metrics(std::string& out, const RecordMetrics& metrics) {
+  for (const MetricNumberField& f : kMetricNumberFields) {
+    const std::int64_t value = metrics.*f.member;
+    if (value == kNotMeasured) continue;
+    out += ",\"";
+    out += f.key;
+    out += "\":";
+    out += std::to_string(value);
+  }
+  for (const MetricFlagField& f : kMetricFlagFields) {
+    if (!(metrics.ir_flags & f.known)) continue;
+    out += ",\"";
+    out += f.key;
+    out += (metrics.ir_flags & f.value) ? "\":true" : "\":false";
+  }
+}
+
 void append_metrics_member(std::string& out, const ProfileMetrics& metrics) {
   out += "\"metrics\":{\"recorded\":[";
   const char* comma = "";

@@ -83,6 +83,11 @@ void finish_section_metrics(Section& section, MetricSet& recorded);
 /// The metric named `name`; false for an unknown name.
 bool metric_from_name(std::string_view name, Metric& out);
 
+/// Appends the record's measured metric members, each as `,"KEY":VALUE`, in
+/// the order the profile writes them (the Chrome trace's args, the HTML
+/// report's data).
+void append_record_metrics(std::string& out, const RecordMetrics& metrics);
+
 /// Appends `"metrics":{"recorded":[...],"unavailable":{NAME:REASON,...}}`,
 /// the member of a profile (version 2) and of an event log's meta line.
 void append_metrics_member(std::string& out, const ProfileMetrics& metrics);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/measure.h"
 #include "passtiming/profile.h"
 
 namespace passtiming {
@@ -23,7 +24,9 @@ enum class GroupBy { pass, kernel, context };
 std::optional<GroupBy> parse_group_by(std::string_view text);
 std::string_view group_by_name(GroupBy by);
 
-/// One group's figures. The statistics are of self time per execution, the
+/// One group's figures, in the aggregator's measure (wall time unless asked
+/// otherwise; the `_ns` fields then hold that measure's values, in its
+/// unit). The statistics are of self time per execution, the
 /// time a group itself costs without double counting nested passes; total
 /// inclusive counts each execution that is not nested inside another
 /// execution of the same group, so recursion is not counted twice.
@@ -47,7 +50,10 @@ struct AggregateRow {
 ///     auto rows = agg.rows();   // largest total self first
 class Aggregator {
  public:
-  explicit Aggregator(GroupBy by) : by_(by) {}
+  /// `measure`: the figure aggregated (measure.h); a record whose metric was
+  /// not measured is left out. Profiles must have recorded the measure
+  /// (profile_has_measure()).
+  explicit Aggregator(GroupBy by, Measure measure = Measure::wall) : by_(by), measure_(measure) {}
 
   void add(const Profile& profile);
 
@@ -57,6 +63,7 @@ class Aggregator {
   Nanoseconds total_self_ns() const { return total_self_ns_; }
   std::uint64_t profiles() const { return profiles_; }
   GroupBy group_by() const { return by_; }
+  Measure measure() const { return measure_; }
 
  private:
   struct Group {
@@ -68,6 +75,7 @@ class Aggregator {
   std::size_t group_index(std::string_view key);
 
   GroupBy by_;
+  Measure measure_;
   std::unordered_map<std::string, std::size_t> index_;
   std::vector<std::pair<std::string, Group>> groups_;
   Nanoseconds total_self_ns_ = 0;

@@ -35,6 +35,18 @@ void write_report(const Section& section, double threshold_ms,
                   std::optional<std::string_view> context, const TextSink& sink);
 void write_session_report(const Profile& profile, double threshold_ms, const TextSink& sink);
 
+/// The metrics of one section's records (metrics.h) as a table, for when a
+/// user asks for them (`passtiming report --metrics`): the seed's report
+/// stays as it is, and this table follows it. Rows are the seed report's
+/// visible rows with the same numbers and indentation; one column per
+/// recorded figure (CPU inclusive, self and CPU/wall; RSS at start, end and
+/// peak in MiB; IR size before and after and whether the pass changed it;
+/// instructions inclusive and self); "-" where a value was not measured.
+/// Metrics asked for but unavailable are named under the heading with the
+/// reason. No newline after the last line.
+std::string render_metrics_table(const Section& section, const ProfileMetrics& metrics,
+                                 double threshold_ms);
+
 /// Makes a name, kernel label or context safe to print on a terminal: control
 /// characters and bytes that are not UTF-8 become `\xNN` (C1 controls
 /// `\u0080`..`\u009f`, a backslash stays a backslash). Text without such

@@ -21,6 +21,7 @@ Action add_report_command(CLI::App& app) {
     std::string threshold = "0";
     std::string format = "text";
     std::string output = "-";
+    bool metrics = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
@@ -32,6 +33,9 @@ Action add_report_command(CLI::App& app) {
                   "text (the seed's report, default) or json (the input as a JSON profile)")
       ->check(CLI::IsMember({"text", "json"}));
   sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
+  sub->add_flag("--metrics", options->metrics,
+                "after each section's report, a table of the metrics its passes recorded "
+                "(PASSTIMING_METRICS)");
 
   return [options]() -> int {
     double threshold = 0;
@@ -48,6 +52,22 @@ Action add_report_command(CLI::App& app) {
       OutputFile out(options->output);
       if (options->format == "json") {
         write_profile_json(profile, out.sink());
+      } else if (options->metrics) {
+        if (profile.metrics.empty()) {
+          std::fprintf(stderr,
+                       "passtiming report: %s recorded no metrics (record them with "
+                       "PASSTIMING_METRICS=cpu,rss,ir,instructions)\n",
+                       options->input.c_str());
+          return kExitUsage;
+        }
+        for (std::size_t i = 0; i < profile.sections.size(); ++i) {
+          const Section& section = profile.sections[i];
+          if (i) out.write("\n\n");
+          out.write(render_report(section, threshold, section.context));
+          out.write("\n");
+          out.write(render_metrics_table(section, profile.metrics, threshold));
+        }
+        out.write("\n");
       } else {
         write_session_report(profile, threshold, out.sink());
         out.write("\n");

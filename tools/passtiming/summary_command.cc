@@ -21,10 +21,24 @@ struct SummaryOptions {
   std::string threshold = "0";
   std::string format = "text";
   std::string output = "-";
+  std::string measure = "wall";
 };
 
-double ms(double ns) {
-  return ns / 1e6;
+/// How a measure's values are printed: divided by `divisor`, in `unit`.
+struct Scale {
+  double divisor;
+  std::string_view unit;
+};
+
+Scale scale_of(Measure measure) {
+  switch (measure) {
+    case Measure::wall:
+    case Measure::cpu: return {1e6, "ms"};
+    case Measure::instructions: return {1e6, "M instr"};
+    case Measure::rss: return {1024.0 * 1024.0, "MiB"};
+    case Measure::ir: return {1, "IR units"};
+  }
+  return {1, ""};
 }
 
 std::string display_key(std::string_view key, GroupBy by) {
@@ -37,6 +51,9 @@ std::string display_key(std::string_view key, GroupBy by) {
 std::string render_text(const std::vector<AggregateRow>& rows, const Aggregator& agg,
                         std::size_t hidden, double threshold_ms) {
   const GroupBy by = agg.group_by();
+  const Measure measure = agg.measure();
+  const Scale scale = scale_of(measure);
+  auto ms = [&](double value) { return value / scale.divisor; };
   std::vector<std::string> keys;
   std::size_t width = 24;
   for (const AggregateRow& row : rows) {
@@ -46,14 +63,23 @@ std::string render_text(const std::vector<AggregateRow>& rows, const Aggregator&
   std::string out;
   auto it = std::back_inserter(out);
   const std::size_t rule = width + 99;
-  fmt::format_to(it, "{}\nPass Timing Summary by {}\n{}\n", std::string(rule, '='),
-                 group_by_name(by), std::string(rule, '='));
-  fmt::format_to(it, "Profiles: {}  Total self: {:.4f}s", agg.profiles(),
-                 static_cast<double>(agg.total_self_ns()) / 1e9);
+  fmt::format_to(it, "{}\nPass Timing Summary by {}", std::string(rule, '='), group_by_name(by));
+  // Wall time keeps the summary's original text; another measure says so.
+  if (measure != Measure::wall) fmt::format_to(it, ", measure: {}", measure_name(measure));
+  fmt::format_to(it, "\n{}\n", std::string(rule, '='));
+  if (measure == Measure::wall || measure == Measure::cpu) {
+    fmt::format_to(it, "Profiles: {}  Total self: {:.4f}s", agg.profiles(),
+                   static_cast<double>(agg.total_self_ns()) / 1e9);
+  } else {
+    fmt::format_to(it, "Profiles: {}  Total self: {:.3f} {}", agg.profiles(),
+                   ms(static_cast<double>(agg.total_self_ns())), scale.unit);
+  }
   if (threshold_ms > 0) fmt::format_to(it, "  (total inclusive threshold: {:.1f}ms)", threshold_ms);
   fmt::format_to(it, "\n{}\n", std::string(rule, '-'));
+  const std::string incl_heading = fmt::format("Incl ({})", scale.unit);
+  const std::string self_heading = fmt::format("Self ({})", scale.unit);
   fmt::format_to(it, "{:>3}  {:<{}} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "#",
-                 group_by_name(by), width, "Runs", "Incl (ms)", "Self (ms)", "Mean", "P50", "P95",
+                 group_by_name(by), width, "Runs", incl_heading, self_heading, "Mean", "P50", "P95",
                  "Max", "Self %");
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -68,7 +94,12 @@ std::string render_text(const std::vector<AggregateRow>& rows, const Aggregator&
                    ms(static_cast<double>(r.max_self_ns)), r.self_share * 100);
   }
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
-  fmt::format_to(it, "Mean, P50, P95 and Max are self times per run, in ms.\n");
+  if (measure == Measure::wall) {
+    fmt::format_to(it, "Mean, P50, P95 and Max are self times per run, in ms.\n");
+  } else {
+    fmt::format_to(it, "Mean, P50, P95 and Max are self {} per run, in {}.\n",
+                   measure_name(measure), scale.unit);
+  }
   if (hidden) fmt::format_to(it, "({} {} rows not shown)\n", hidden, group_by_name(by));
   fmt::format_to(it, "{}\n", std::string(rule, '='));
   return out;
@@ -78,9 +109,15 @@ std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator&
                         std::size_t hidden) {
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(
-      it, "{{\"by\":\"{}\",\"profiles\":{},\"total_self_ns\":{},\"hidden_rows\":{},\"rows\":[",
-      group_by_name(agg.group_by()), agg.profiles(), agg.total_self_ns(), hidden);
+  fmt::format_to(it, "{{\"by\":\"{}\",\"profiles\":{},\"total_self_ns\":{},\"hidden_rows\":{},",
+                 group_by_name(agg.group_by()), agg.profiles(), agg.total_self_ns(), hidden);
+  // Wall time keeps the original members; another measure is named, and
+  // the `_ns` members then hold its values in its unit.
+  if (agg.measure() != Measure::wall) {
+    fmt::format_to(it, "\"measure\":\"{}\",\"unit\":\"{}\",", measure_name(agg.measure()),
+                   measure_unit(agg.measure()));
+  }
+  out += "\"rows\":[";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const AggregateRow& r = rows[i];
     out += i ? ",\n" : "\n";
@@ -115,13 +152,29 @@ Action add_summary_command(CLI::App& app) {
   sub->add_option("--format", options->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
+  sub->add_option("--measure", options->measure,
+                  "what to aggregate: wall (self time, default), or a recorded metric: cpu, "
+                  "instructions, rss (growth), ir (growth)")
+      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
 
   return [options]() -> int {
     double threshold_ms = 0;
     if (!parse_number_option(options->threshold, "--threshold-ms", threshold_ms)) return kExitUsage;
-    Aggregator agg(*parse_group_by(options->by));
+    const Measure measure = *parse_measure(options->measure);
+    Aggregator agg(*parse_group_by(options->by), measure);
     try {
-      for_each_profile(options->inputs, [&](Profile&& profile) { agg.add(profile); });
+      std::size_t index = 0;
+      for_each_profile(options->inputs, [&](Profile&& profile) {
+        if (!profile_has_measure(profile, measure)) {
+          throw std::runtime_error(fmt::format(
+              "passtiming summary: {} did not record the metric '{}' that --measure {} needs "
+              "(record it with PASSTIMING_METRICS={})",
+              index < options->inputs.size() ? options->inputs[index] : std::string("-"),
+              measure_name(measure), measure_name(measure), measure_name(measure)));
+        }
+        ++index;
+        agg.add(profile);
+      });
     } catch (const std::exception& e) {
       return input_failure(e.what());
     }
