@@ -816,6 +816,14 @@
       rows: [...table.querySelectorAll('tbody tr')].map((tr) => textOf(tr.children))}));
     result.unavailable = textOf(document.querySelectorAll('header .unavailable span'));
     result.colourSwitch = colourSwitchTest();
+    const hovered = document.querySelector('.lane .bar:not(.merged)');
+    if (hovered) {
+      const box = hovered.getBoundingClientRect();
+      hovered.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, clientX: box.left + 1,
+                                                         clientY: box.top + 1}));
+      result.tooltip = [...tooltip.querySelectorAll('.tt-row')].map((row) => textOf(row.children));
+      hideTooltip();
+    }
     for (const s of sections) {
       const passNames = new Set(s.records.map((r) => s.names[r[NAME]]));
       for (const name of passNames) {

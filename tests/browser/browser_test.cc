@@ -236,6 +236,8 @@ TEST(BrowserTest, WithoutMetricsNoMetricColumnsNoSwitch) {
   EXPECT_EQ(table_of(t, "top", 0).at("head"), Json({"#", "Pass", "Kernel", "Self (ms)", "Share"}));
   EXPECT_EQ(run.dom.find("id=\"colour-by\""), std::string::npos);
   EXPECT_EQ(run.dom.find("<select"), std::string::npos);
+  // Kernel, inclusive, self, depth, sequence, passes inside: no metric rows.
+  EXPECT_EQ(t.at("tooltip").size(), 6u) << t;
   EXPECT_EQ(run.dom.find("class=\"legend"), std::string::npos);
 }
 
@@ -311,6 +313,20 @@ TEST(BrowserTest, ColourSwitchOffersTheRecordedMetricsAndRecoloursBars) {
       << modes.at("rss");
   EXPECT_NE(modes.at("ir").at("legend").get<std::string>().find("\u22126+0"), std::string::npos)
       << modes.at("ir");
+  // Hovering the Sequential (record 6: 4.700401 ms) shows its metrics.
+  const Json& tooltip = run.selftest.at("tooltip");
+  auto row = [&](const std::string& label) {
+    for (const Json& r : tooltip) {
+      if (r.at(0) == label) return r.at(1).get<std::string>();
+    }
+    ADD_FAILURE() << "no tooltip row " << label << " in " << tooltip;
+    return std::string();
+  };
+  EXPECT_EQ(row("CPU"), "2.350 ms  (self 0 ns)");
+  EXPECT_EQ(row("CPU / wall"), "50.0%");
+  EXPECT_EQ(row("RSS"), "70.00 \u2192 71.50 MiB  (+1.50)");
+  EXPECT_EQ(row("RSS peak"), "106.00 MiB");
+  EXPECT_EQ(row("IR size"), "1060 \u2192 1054  (changed)");
   // Back to the pass name: the bar's own colour again, no legend.
   EXPECT_EQ(sw.at("restored").at("background"), modes.at("name").at("background"));
   EXPECT_FALSE(sw.at("restored").at("legendShown"));
