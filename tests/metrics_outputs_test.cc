@@ -11,6 +11,7 @@
 #include "cli_test_support.h"
 #include "passtiming/chrome_trace.h"
 #include "passtiming/metric_sampler.h"
+#include "passtiming/profile_io.h"
 #include "passtiming/profile_json.h"
 #include "passtiming/report.h"
 #include "passtiming/timing_state.h"
@@ -178,6 +179,24 @@ TEST(MetricsSummaryTest, AMeasureAProfileDidNotRecordIsAnErrorNamingIt) {
   EXPECT_EQ(r.err, "passtiming summary: " + dir.file("a.json") +
                        " did not record the metric 'instructions' that --measure instructions "
                        "needs (record it with PASSTIMING_METRICS=instructions)\n");
+}
+
+TEST(MetricsMergeTest, AMergeKeepsEachSectionsMetricsAndNamesThemAll) {
+  ScratchDir dir;
+  const Profile with = metrics_profile();
+  Profile plain = with;
+  plain.metrics = {};
+  plain.sections[0].metrics.clear();
+  write_profile_file(with, dir.file("with.json"));
+  write_profile_file(plain, dir.file("plain.json"));
+  const auto r =
+      run_tool({"merge", dir.file("plain.json"), dir.file("with.json"), "-o", dir.file("m.json")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const Profile merged = load_profile(dir.file("m.json"));
+  EXPECT_EQ(merged.metrics, with.metrics);
+  ASSERT_EQ(merged.sections.size(), 2u);
+  EXPECT_TRUE(merged.sections[0].metrics.empty());
+  EXPECT_EQ(merged.sections[1].metrics, with.sections[0].metrics);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,16 @@ Action add_merge_command(CLI::App& app) {
     try {
       for_each_profile(options->inputs, [&](Profile&& profile) {
         for (Section& section : profile.sections) merged.sections.push_back(std::move(section));
+        // The metrics any input recorded, and those any input could not.
+        for (Metric m : kAllMetrics) {
+          if (profile.metrics.recorded.contains(m)) merged.metrics.recorded.insert(m);
+        }
+        for (UnavailableMetric& u : profile.metrics.unavailable) {
+          const bool known =
+              std::any_of(merged.metrics.unavailable.begin(), merged.metrics.unavailable.end(),
+                          [&](const UnavailableMetric& seen) { return seen.metric == u.metric; });
+          if (!known) merged.metrics.unavailable.push_back(std::move(u));
+        }
       });
       write_profile_file(merged, options->output);
     } catch (const std::exception& e) {
