@@ -86,6 +86,34 @@ TEST_F(CliConvertTest, ProfileToHtmlIsTheLibrarysPage) {
   EXPECT_NE(titled.out.find("<title>Nightly &lt;build&gt;</title>"), std::string::npos);
 }
 
+TEST_F(CliConvertTest, ProfileWithMetricsToHtmlCarriesThem) {
+  const Profile profile = ::passtiming::testing::metrics_profile();
+  const auto r = run({"convert", write("metrics.json", profile_to_json(profile)), "--to", "html"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string open = "id=\"passtiming-data\">";
+  const std::size_t begin = r.out.find(open) + open.size();
+  const Json page = Json::parse(r.out.substr(begin, r.out.find("</script>", begin) - begin));
+  EXPECT_EQ(page.at("metrics").at("recorded"), Json({"cpu", "rss", "ir"}));
+  EXPECT_EQ(page.at("metrics").at("unavailable"),
+            Json({{"instructions", "perf_event_open: No such file or directory"}}));
+  // Each record's numbers sit beside it: found by sequence in the profile.
+  for (std::size_t s = 0; s < profile.sections.size(); ++s) {
+    const Section& section = profile.sections[s];
+    const Json& records = page.at("sections").at(s).at("records");
+    const Json& metrics = page.at("sections").at(s).at("metrics");
+    ASSERT_EQ(metrics.size(), section.records.size());
+    for (std::size_t j = 0; j < records.size(); ++j) {
+      std::size_t i = 0;
+      while (section.records.at(i).sequence != records.at(j).at(0).get<std::uint32_t>()) ++i;
+      const RecordMetrics& m = section.metrics.at(i);
+      EXPECT_EQ(metrics.at(j),
+                Json({m.cpu_ns, m.cpu_self_ns, m.rss_start_bytes, m.rss_end_bytes, m.rss_peak_bytes,
+                      m.ir_before, m.ir_after, -1, -1, static_cast<int>(m.ir_flags)}))
+          << "section " << s << " record " << j;
+    }
+  }
+}
+
 TEST_F(CliConvertTest, ToJsonRoundTripsAProfileByteForByte) {
   const std::string input = pipeline_file();
   const auto r = run({"convert", input, "--to", "json"});
