@@ -84,6 +84,18 @@ class TimingInstrumentState final : public PassEventSink {
     if (!admits_caller()) return;
     guarded([&] { machine.after(t, pass); });
   }
+  void run_after_pass_counting_ir(std::string_view pass, IrCounter count,
+                                  void* context) noexcept override {
+    // The clock and the other figures first: the counting is not the pass's.
+    const Nanoseconds t = clock().now_ns();
+    if (!admits_caller()) return;
+    MetricSample end;
+    machine.read_sample(end);
+    std::uint8_t flags = 0;
+    const std::int64_t size = count(context, flags);
+    machine.note_ir(size, flags);
+    guarded([&] { machine.after_sampled(t, pass, end); });
+  }
   bool records_ir_size() const noexcept override { return machine.metrics().contains(Metric::ir); }
   void note_ir(std::int64_t size, std::uint8_t flags) noexcept override {
     if (!admits_caller()) return;
@@ -254,6 +266,9 @@ void TileLangPassTimingInstrument::record_metrics(MetricSet metrics,
     state.metrics = system->metrics();
     state.sampler = std::move(system);
   }
+  // Nothing left to record (every metric asked for is unavailable): the
+  // callbacks stay on the path without metrics, which costs nothing.
+  if (state.metrics.recorded.empty()) state.sampler = nullptr;
   state.machine.set_metrics(state.sampler.get(), state.metrics.recorded);
 }
 

@@ -146,8 +146,13 @@ void TimingStateMachine::begin_extras(Nanoseconds t, std::string_view pass, std:
 void TimingStateMachine::after_with_extras(Nanoseconds t, std::string_view pass, ThreadKey tid,
                                            std::uint16_t flags) {
   MetricSample end;
+  if (sampler_ != nullptr) sampler_->read(end);
+  after_with_sample(t, pass, tid, flags, end);
+}
+
+void TimingStateMachine::after_with_sample(Nanoseconds t, std::string_view pass, ThreadKey tid,
+                                           std::uint16_t flags, MetricSample end) {
   if (sampler_ != nullptr) {
-    sampler_->read(end);
     if (metrics_.contains(Metric::ir)) {
       end.ir_size = pending_ir_size_;
       end.ir_flags = pending_ir_flags_;

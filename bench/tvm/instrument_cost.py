@@ -25,7 +25,10 @@ tests/python/tilelang/kernels.py for CUDA (no GPU needed), under
 no tool, upstream's ``PassTimingTool`` and passtiming's; wall and CPU time
 of each lowering, medians over the rounds. The tools' reports are built (as
 ``finish`` does) but not shown: the ``tilelang.pass_timing`` logger is set
-to WARNING.
+to WARNING. ``--metrics LIST`` (repeatable) adds a variant of passtiming's
+tool recording those metrics (``PassTimingTool(metrics=LIST)``), whose cost
+is also given per pass over passtiming's without metrics, and for ``ir`` the
+mean module size the passes saw.
 
 Run by bench/tvm/instrument_cost.sh, which picks the interpreter and puts
 the built ``passtiming`` on ``PYTHONPATH``.
@@ -221,8 +224,11 @@ def gemm(args):
         "upstream": lambda: [UpstreamTool()],
         "passtiming": lambda: [passtiming.tilelang.PassTimingTool()],
     }
+    for spec in args.metrics:
+        tools[f"pt+{spec}"] = lambda spec=spec: [passtiming.tilelang.PassTimingTool(metrics=spec)]
     names = list(tools)
     counts = {}
+    ir_sizes = {}
 
     def lower(name):
         made = tools[name]()
@@ -235,6 +241,11 @@ def gemm(args):
         elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
         if made:
             counts[name] = len(made[0].records)
+            if name.startswith("pt+"):
+                sizes = [m["ir_before"] for timing in made[0].timings
+                         for m in timing.record_metrics if "ir_before" in m]
+                if sizes:
+                    ir_sizes[name] = statistics.mean(sizes)
         return elapsed, cpu
 
     for name in names:  # warm-up, untimed
@@ -249,6 +260,7 @@ def gemm(args):
             cpus[name].append(cpu)
 
     assert counts["upstream"] == counts["passtiming"] > 0, counts
+    assert all(counts[name] == counts["passtiming"] for name in counts), counts
     executions = counts["passtiming"]
     print(environment_line())
     print(
@@ -276,6 +288,19 @@ def gemm(args):
         "(added: a variant's time less bare's in the same round, median over rounds; "
         "cpu: the process's CPU time)"
     )
+    for name in names:
+        if not name.startswith("pt+"):
+            continue
+        over = {
+            label: statistics.median(v - p for v, p in zip(times[name], times["passtiming"]))
+            for label, times in (("wall", walls), ("cpu", cpus))
+        }
+        size = f", mean IR size before a pass {ir_sizes[name]:.0f} nodes" if name in ir_sizes else ""
+        print(
+            f"metrics {name[3:]}: over passtiming without metrics {over['wall'] * 1e3:.2f} ms wall, "
+            f"{over['cpu'] * 1e3:.2f} ms cpu per lowering; {over['wall'] / executions * 1e6:.1f} us "
+            f"wall, {over['cpu'] / executions * 1e6:.1f} us cpu per pass{size}"
+        )
 
 
 def main():
@@ -291,6 +316,9 @@ def main():
                         help="PassContexts per measurement (5)")
     parser.add_argument("--rounds", type=int, default=None,
                         help="rounds (sequential: 101, gemm: 15)")
+    parser.add_argument("--metrics", action="append", default=[],
+                        help="gemm: a variant recording these metrics, e.g. cpu,rss or ir "
+                        "(repeatable)")
     args = parser.parse_args()
     if args.mode == "sequential":
         args.rounds = args.rounds or 101

@@ -10,7 +10,8 @@
 #     sequential   a Sequential of 200 cheap real passes (default);
 #                  --passes N, --pass removenoop|identity [--same-name],
 #                  --contexts N, --rounds N (101)
-#     gemm         TileLang's lowering of the tiled GEMM for CUDA; --rounds N (15)
+#     gemm         TileLang's lowering of the tiled GEMM for CUDA; --rounds N (15),
+#                  --metrics LIST (repeatable): passtiming recording those metrics too
 # PASSTIMING_PYTHON_MODULE_DIR=the directory holding the built `passtiming`
 # package (default: build/python).
 set -euo pipefail

@@ -75,15 +75,21 @@ void bind_timing_instrument(py::module_& m) {
       "Per-pass timing instrument for tilelang compilation pipelines.\n\n"
       "threshold_ms: only show passes whose inclusive duration meets this threshold (ms);\n"
       "0.0 shows all passes. clock: a Clock to read instead of the steady clock (tests).")
-      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock) {
+      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock, py::object metrics) {
+             const std::optional<MetricSet> asked =
+                 metrics_option(metrics, "TileLangPassTimingInstrument: metrics");
              auto callbacks = std::make_shared<TimingCallbacks>(clock_or_default(std::move(clock)));
-             // PASSTIMING_PROFILE and PASSTIMING_EVENTS, as every source honours them.
-             callbacks->timing->write_files(
-                 OutputSettings::from_environment(Environment::process(), next_compile_number()));
+             // PASSTIMING_PROFILE, PASSTIMING_EVENTS and PASSTIMING_METRICS, as every
+             // source honours them; the metrics option replaces the last.
+             OutputSettings outputs =
+                 OutputSettings::from_environment(Environment::process(), next_compile_number());
+             if (asked) outputs.metrics = *asked;
+             callbacks->timing->write_files(outputs);
              py::object instrument = make_timing_pass_instrument(callbacks);
              return TimingInstrument{threshold_ms, std::move(callbacks), std::move(instrument)};
            }),
-           py::arg("threshold_ms") = 0.0, py::kw_only(), py::arg("clock") = nullptr)
+           py::arg("threshold_ms") = 0.0, py::kw_only(), py::arg("clock") = nullptr,
+           py::arg("metrics") = py::none())
       .def_property_readonly(
           "instrument", [](const TimingInstrument& self) { return self.instrument; },
           "The pass instrument to add to a PassContext.")
@@ -97,6 +103,17 @@ void bind_timing_instrument(py::module_& m) {
           "Sum of the top-level passes' inclusive durations (s).")
       .def_property_readonly("threshold_ms",
                              [](const TimingInstrument& self) { return self.threshold_ms; })
+      .def_property_readonly(
+          "record_metrics",
+          [](const TimingInstrument& self) { return record_metrics_of(self.callbacks->section()); },
+          "The metrics of each record, in the order of `records` (dicts of the profile's "
+          "members; the module's IR size is not measured by this instrument).")
+      .def_property_readonly(
+          "metrics",
+          [](const TimingInstrument& self) {
+            return metrics_info_of(self.callbacks->timing->metrics());
+          },
+          "{'recorded': (names...), 'unavailable': {name: reason}}.")
       .def("report", &report_text, py::arg("context") = py::none(),
            "Generate a formatted timing report string.")
       .def(

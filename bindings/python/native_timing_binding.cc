@@ -50,19 +50,35 @@ std::optional<std::string> non_empty(std::optional<std::string> path) {
 void bind_native_timing(py::module_& m) {
   py::class_<EventTiming>(m, "_EventTiming",
                           "The timing state of one PassContext fed by a native instrument.")
-      .def(py::init([](std::shared_ptr<Clock> clock, bool files_from_environment) {
+      .def(py::init([](std::shared_ptr<Clock> clock, bool files_from_environment,
+                       py::object metrics) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
+             const std::optional<MetricSet> asked = metrics_option(metrics, "metrics");
              auto timing = std::make_shared<TileLangPassTimingInstrument>(0.0, source);
              if (files_from_environment) {
-               timing->write_files(
-                   OutputSettings::from_environment(Environment::process(), next_compile_number()));
+               OutputSettings outputs =
+                   OutputSettings::from_environment(Environment::process(), next_compile_number());
+               if (asked) outputs.metrics = *asked;
+               timing->write_files(outputs);
+             } else if (asked && !asked->empty()) {
+               timing->record_metrics(*asked);
              }
              return EventTiming(std::move(timing));
            }),
            py::kw_only(), py::arg("clock") = nullptr, py::arg("files_from_environment") = false,
-           "files_from_environment: write PASSTIMING_PROFILE and PASSTIMING_EVENTS as an "
-           "instrument used on its own does.")
+           py::arg("metrics") = py::none(),
+           "files_from_environment: write PASSTIMING_PROFILE and PASSTIMING_EVENTS and record "
+           "PASSTIMING_METRICS as an instrument used on its own does. metrics: a metric list "
+           "(\"cpu,rss\") recorded instead of PASSTIMING_METRICS; None: the environment's.")
+      .def_property_readonly(
+          "record_metrics",
+          [](const EventTiming& self) { return record_metrics_of(self.timing->section()); },
+          "The metrics of each record, in the order of `records`.")
+      .def_property_readonly(
+          "metrics",
+          [](const EventTiming& self) { return metrics_info_of(self.timing->metrics()); },
+          "{'recorded': (names...), 'unavailable': {name: reason}}.")
       .def_property_readonly(
           "sink_address",
           [](const EventTiming& self) { return reinterpret_cast<std::uintptr_t>(&self.events); },
@@ -89,14 +105,16 @@ void bind_native_timing(py::module_& m) {
                       "A compile session: one section per PassContext, a JSON profile written "
                       "and an event log closed by close_outputs().")
       .def(py::init([](std::optional<std::string> profile, std::optional<std::string> events,
-                       std::shared_ptr<Clock> clock) {
+                       std::shared_ptr<Clock> clock, py::object metrics) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
              OutputSettings outputs{non_empty(std::move(profile)), non_empty(std::move(events))};
+             outputs.metrics = metrics_option(metrics, "metrics").value_or(MetricSet{});
              return Session{std::make_unique<PassTimingTool>(0.0, source, std::move(outputs))};
            }),
            py::arg("profile") = py::none(), py::arg("events") = py::none(), py::kw_only(),
-           py::arg("clock") = nullptr)
+           py::arg("clock") = nullptr, py::arg("metrics") = py::none(),
+           "metrics: the metric list every section records (\"cpu,rss\"); None: none.")
       .def(
           "new_section",
           [](Session& self, const std::string& context) {
@@ -110,7 +128,10 @@ void bind_native_timing(py::module_& m) {
       .def_property_readonly("profile_path",
                              [](const Session& self) { return self.tool->outputs().profile_path; })
       .def_property_readonly("events_path",
-                             [](const Session& self) { return self.tool->outputs().events_path; });
+                             [](const Session& self) { return self.tool->outputs().events_path; })
+      .def_property_readonly(
+          "metrics", [](const Session& self) { return metrics_info_of(self.tool->metrics()); },
+          "{'recorded': (names...), 'unavailable': {name: reason}} of the session's profile.");
 
   m.def("next_compile_number", &next_compile_number,
         "The number of the next compile session of this process (%n), from 0.");

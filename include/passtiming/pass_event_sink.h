@@ -46,6 +46,26 @@ class PassEventSink {
     (void)size;
     (void)flags;
   }
+
+  /// Counts a pass's IR unit after the pass, for run_after_pass_counting_ir():
+  /// returns its size and sets `flags` (IrFlags). Must not throw.
+  using IrCounter = std::int64_t (*)(void* context, std::uint8_t& flags) noexcept;
+  /// run_after_pass() for a source that counts the IR unit after the pass
+  /// (when records_ir_size()): the receiver reads the clock and its other
+  /// figures (CPU time, instructions, RSS) first, then calls
+  /// `count(context, flags)` and records what it returns as note_ir() would,
+  /// so the counting stays outside everything measured for the pass. The
+  /// default counts, calls note_ir(), then run_after_pass(): right for a
+  /// receiver that reads nothing itself.
+  ///
+  ///     sink->run_after_pass_counting_ir("tl.Simplify", &count_module, &module);
+  virtual void run_after_pass_counting_ir(std::string_view pass, IrCounter count,
+                                          void* context) noexcept {
+    std::uint8_t flags = 0;
+    const std::int64_t size = count(context, flags);
+    note_ir(size, flags);
+    run_after_pass(pass);
+  }
 };
 
 }  // namespace passtiming

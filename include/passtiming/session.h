@@ -79,6 +79,9 @@ class PassTimingTool {
   void close_outputs() noexcept;
 
   const OutputSettings& outputs() const { return outputs_; }
+  /// What the sections record besides wall time (outputs().metrics): the
+  /// metrics recorded and those the machine cannot give, with the reason.
+  const ProfileMetrics& metrics() const { return metrics_; }
 
  private:
   /// True for the one caller that finishes the session (finish() or

@@ -161,6 +161,24 @@ class TimingStateMachine {
     complete_top(t, stack, flags);
   }
 
+  /// The sampler's figures now (nothing without metrics): for a source that
+  /// counts its IR after the pass, read right after the clock and handed to
+  /// after_sampled() once the count is noted, so the counting is not part of
+  /// the pass's CPU time or instructions.
+  void read_sample(MetricSample& sample) const noexcept {
+    if (sampler_ != nullptr) sampler_->read(sample);
+  }
+  /// after() with the after-event's figures already read by read_sample();
+  /// the IR size noted since (note_ir()) is recorded with them.
+  void after_sampled(Nanoseconds t, std::string_view pass, const MetricSample& end,
+                     ThreadKey tid = 0) {
+    if (!extras_) {
+      after(t, pass, tid);
+      return;
+    }
+    after_with_sample(t, pass, tid, 0, end);
+  }
+
   /// after() for a frame pushed by before_now_on_unit(): a `pass` at the
   /// address the frame's name was read from is its name, without comparing
   /// the text (which, after a pass has run, sits in evicted cache lines). Any
@@ -308,6 +326,9 @@ class TimingStateMachine {
   /// after() with an observer or metrics.
   [[gnu::noinline]] void after_with_extras(Nanoseconds t, std::string_view pass, ThreadKey tid,
                                            std::uint16_t flags);
+  /// after_with_extras() once the sampler's after-reading is in `end`.
+  void after_with_sample(Nanoseconds t, std::string_view pass, ThreadKey tid, std::uint16_t flags,
+                         MetricSample end);
   /// The metrics of the record complete_top() just made from `stack`'s top.
   void finish_metrics(ThreadStack& stack, const MetricSample& end);
   /// after(), not inlined: the uncommon cases of after_stable_name().

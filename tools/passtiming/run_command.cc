@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "passtiming/errors.h"
+#include "passtiming/metrics.h"
 #include "passtiming/settings.h"
 
 extern char** environ;
@@ -215,6 +216,7 @@ Action add_run_command(CLI::App& app) {
     std::string profile;
     std::string events;
     std::string context;
+    std::optional<std::string> metrics;
     bool analyses = false;
     bool no_report = false;
     unsigned repeat = 1;
@@ -239,6 +241,10 @@ Action add_run_command(CLI::App& app) {
                   "needs its own files, so --profile and --events then contain %r")
       ->check(CLI::Range(1u, 1000000u));
   sub->add_option("--context", options->context, "context line of the reports");
+  sub->add_option("--metrics", options->metrics,
+                  "record these metrics per pass besides wall time, into the profiles and event "
+                  "logs: a comma-separated list of cpu, rss, ir, instructions (or all); sets "
+                  "PASSTIMING_METRICS for the command");
   sub->add_flag("--analyses", options->analyses, "record analyses as well as passes");
   sub->add_flag("--no-report", options->no_report, "print no report (files only)");
   sub->add_option("COMMAND", options->command, "the command, after --")->required();
@@ -247,6 +253,7 @@ Action add_run_command(CLI::App& app) {
   return [options]() -> int {
     try {
       parse_threshold_ms(options->threshold, "--threshold-ms");
+      if (options->metrics) parse_metrics(*options->metrics, "--metrics");
     } catch (const ConfigError& e) {
       std::fprintf(stderr, "passtiming run: %s\n", e.what());
       return kExitUsage;
@@ -333,6 +340,8 @@ Action add_run_command(CLI::App& app) {
                                                  (reports.path() / "report-%p-%n.txt").string());
     overrides.push_back("PASSTIMING_CONTEXT=" + options->context);
     overrides.push_back(std::string("PASSTIMING_ANALYSES=") + (options->analyses ? "1" : "0"));
+    // Without --metrics, the command sees the caller's PASSTIMING_METRICS.
+    if (options->metrics) overrides.push_back("PASSTIMING_METRICS=" + *options->metrics);
 
     for (unsigned run = 1; run <= options->repeat; ++run) {
       std::vector<std::string> run_overrides = overrides;

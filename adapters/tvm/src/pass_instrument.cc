@@ -5,10 +5,15 @@
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
 
+#include <cstdint>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "passtiming/metrics.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {
@@ -32,6 +37,55 @@ std::string_view view(const ffi::String& text) {
   return {text.data(), text.size()};
 }
 
+/// The structural hash of the module before each running pass, innermost
+/// last, for the `ir` metric's "changed". Per thread, since TVM runs a
+/// PassContext's passes on the thread that entered it; `sink` tells apart
+/// two instruments in one context.
+struct HashFrame {
+  const PassEventSink* sink;
+  std::optional<std::uint64_t> hash;
+};
+thread_local std::vector<HashFrame> hash_frames;
+
+/// Drops `sink`'s frames (a pass that threw never reached its after-callback).
+void drop_hash_frames(const PassEventSink* sink) noexcept {
+  std::erase_if(hash_frames, [sink](const HashFrame& frame) { return frame.sink == sink; });
+}
+
+/// The before-pass measure: the module's size to the sink, its hash kept.
+void note_ir_before(PassEventSink& events, const ffi::PackedArgs& args) noexcept {
+  const ffi::AnyView mod = args.size() > 0 ? args[0] : ffi::AnyView();
+  try {
+    hash_frames.push_back(HashFrame{&events, ir_structural_hash(mod)});
+  } catch (...) {
+    // Out of memory: this pass's change stays unknown.
+  }
+  events.note_ir(ir_node_count(mod), 0);
+}
+
+/// The after-pass measure, called by the sink once it has read the clock.
+struct AfterPass {
+  const PassEventSink* events;
+  ffi::AnyView mod;
+
+  static std::int64_t count(void* context, std::uint8_t& flags) noexcept {
+    const auto& self = *static_cast<const AfterPass*>(context);
+    std::optional<std::uint64_t> before;
+    for (auto frame = hash_frames.rbegin(); frame != hash_frames.rend(); ++frame) {
+      if (frame->sink != self.events) continue;
+      before = frame->hash;
+      hash_frames.erase(std::next(frame).base());
+      break;
+    }
+    if (before) {
+      if (std::optional<std::uint64_t> after = ir_structural_hash(self.mod)) {
+        flags = kIrChangeKnown | (*after != *before ? kIrChanged : 0);
+      }
+    }
+    return ir_node_count(self.mod);
+  }
+};
+
 }  // namespace
 
 ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::string_view name) {
@@ -44,18 +98,31 @@ ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::
   }
   // Each callback owns a reference to the sink, never to a wrapper, so the
   // PassContext may outlive whatever made the instrument.
-  auto enter =
-      ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) { events->enter_pass_ctx(); });
-  auto exit =
-      ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) { events->exit_pass_ctx(); });
+  auto enter = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
+    drop_hash_frames(events.get());
+    events->enter_pass_ctx();
+  });
+  auto exit = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
+    events->exit_pass_ctx();
+    drop_hash_frames(events.get());
+  });
   auto before = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
-    // Name and label are read before the sink reads the clock.
+    // Name, label and IR size are read before the sink reads the clock.
     const ffi::String pass = name_of(args);
     const std::string kernel = args.size() > 0 ? kernel_label(args[0]) : std::string();
+    if (events->records_ir_size()) [[unlikely]] {
+      note_ir_before(*events, args);
+    }
     events->run_before_pass(view(pass), kernel);
   });
   auto after = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
     const ffi::String pass = name_of(args);
+    if (events->records_ir_size()) [[unlikely]] {
+      // The sink reads the clock, then has the module measured.
+      AfterPass measure{events.get(), args.size() > 0 ? args[0] : ffi::AnyView()};
+      events->run_after_pass_counting_ir(view(pass), &AfterPass::count, &measure);
+      return;
+    }
     events->run_after_pass(view(pass));
   });
   ffi::Any instrument =

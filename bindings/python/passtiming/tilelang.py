@@ -40,6 +40,16 @@ TOOL_NAME = "passtiming"
 
 PROFILE_ENV = "PASSTIMING_PROFILE"
 EVENTS_ENV = "PASSTIMING_EVENTS"
+METRICS_ENV = "PASSTIMING_METRICS"
+
+def _metrics_list(metrics, option: str) -> str:
+    """``metrics`` (else ``PASSTIMING_METRICS``) as the normalised list the
+    session takes ("" for none); a bad name raises ValueError naming
+    ``option`` or the variable."""
+    if metrics is None:
+        return _passtiming._metrics_option(os.environ.get(METRICS_ENV, ""), METRICS_ENV)
+    return _passtiming._metrics_option(metrics, option)
+
 
 def _output_path(pattern: str | None, env_name: str, number: int) -> str | None:
     """`pattern` (else the environment variable) with %p, %n and %% expanded."""
@@ -64,6 +74,10 @@ class PassTimingTool(PassInstrumentationTool):
     streamed while the compile runs and readable even if it crashes; a
     compile that runs no pass writes neither. ``report_file`` (a pattern likewise) sends the report to that file
     instead of the log (``passtiming run`` prints it when the script ends).
+    ``metrics`` (default: ``PASSTIMING_METRICS``; "cpu,rss" or an iterable of
+    names from cpu, rss, ir, instructions) are recorded per pass into the
+    profile, the event log and each timing's ``record_metrics``; an unknown
+    name raises ``ValueError`` naming the option or the variable.
     """
 
     # Timing starts before, and finishes before, later instrument callbacks so
@@ -77,8 +91,10 @@ class PassTimingTool(PassInstrumentationTool):
         profile: str | None = None,
         events: str | None = None,
         report_file: str | None = None,
+        metrics=None,
     ):
         self.threshold_ms = threshold_ms
+        self._metrics = _metrics_list(metrics, "PassTimingTool: metrics")
         self._runs: list[tuple[str | None, TileLangPassTimingInstrument]] = []
         self._finished = False
         self._patterns = (profile, events, report_file)
@@ -93,7 +109,9 @@ class PassTimingTool(PassInstrumentationTool):
         if report_file:
             self._report_file = _passtiming.expand_path_pattern(report_file, os.getpid(), number)
         self._session = _passtiming._Session(
-            _output_path(profile, PROFILE_ENV, number), _output_path(events, EVENTS_ENV, number)
+            _output_path(profile, PROFILE_ENV, number),
+            _output_path(events, EVENTS_ENV, number),
+            metrics=self._metrics,
         )
         return self._session
 
@@ -116,6 +134,16 @@ class PassTimingTool(PassInstrumentationTool):
     @property
     def records(self) -> list[PassTimingRecord]:
         return [record for _, timing in self._runs for record in timing.records]
+
+    @property
+    def metrics(self) -> dict:
+        """``{"recorded": (names...), "unavailable": {name: reason}}``: what the
+        records carry besides wall time (the asked metrics until the first
+        PassContext, when the machine is asked)."""
+        if self._session is not None:
+            return self._session.metrics
+        names = tuple(name for name in self._metrics.split(",") if name)
+        return {"recorded": names, "unavailable": {}}
 
     @property
     def profile_path(self) -> str | None:
@@ -226,6 +254,7 @@ def enable(
     events: str | None = None,
     *,
     report_file: str | None = None,
+    metrics=None,
 ) -> None:
     """Time every later TileLang compile with passtiming.
 
@@ -234,17 +263,25 @@ def enable(
     number in this process, from 0) for each compile's JSON profile and
     event log; without them, ``PASSTIMING_PROFILE`` and ``PASSTIMING_EVENTS``
     are used when set. ``report_file`` writes each compile's report there
-    instead of logging it. A bad threshold or a path that cannot be written raises
+    instead of logging it. ``metrics`` ("cpu,rss,ir" or an iterable of names;
+    without it, ``PASSTIMING_METRICS`` when set) are recorded per pass. A bad
+    threshold, metric name or a path that cannot be written raises
     ``ValueError`` naming it, before any compile. Calling it again replaces
     the settings.
     """
     threshold = _checked_threshold(threshold_ms)
+    if metrics is not None:
+        metrics = _metrics_list(metrics, "passtiming.tilelang.enable: metrics")
+    else:
+        _metrics_list(None, "")  # PASSTIMING_METRICS, checked now rather than mid-compile
     profile = _checked_pattern("profile", profile)
     events = _checked_pattern("events", events)
     report_file = _checked_pattern("report_file", report_file)
 
     def factory() -> PassTimingTool:
-        return PassTimingTool(threshold, profile=profile, events=events, report_file=report_file)
+        return PassTimingTool(
+            threshold, profile=profile, events=events, report_file=report_file, metrics=metrics
+        )
 
     register_pass_instrumentation_tool(TOOL_NAME, factory)
 

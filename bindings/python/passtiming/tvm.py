@@ -14,6 +14,10 @@ the ``PassInfo`` and the ``IRModule``.
     with tvm.transform.PassContext(instruments=[timing.instrument]):
         mod = pipeline(mod)
     timing.print_report("stage=lower")
+
+``metrics="cpu,rss,ir"`` (or ``PASSTIMING_METRICS``) records more than wall
+time per pass; ``ir`` counts the module's nodes before and after each pass and
+compares their structural hashes (``ir_node_count``, ``ir_structural_hash``).
 """
 
 from __future__ import annotations
@@ -81,6 +85,27 @@ def kernel_label(mod) -> str:
     return str(tvm_ffi.get_global_func("passtiming.tvm.kernel_label")(mod))
 
 
+def ir_node_count(mod) -> int:
+    """The size the ``ir`` metric records for ``mod``: its distinct IR objects
+    (statements, expressions, buffers, variables, functions, ...) reachable
+    through tvm-ffi's reflection, each counted once; -1 when ``mod`` is no
+    object. See docs/tilelang.md for exactly what is counted."""
+    _native()
+    import tvm_ffi
+
+    return int(tvm_ffi.get_global_func("passtiming.tvm.ir_node_count")(mod))
+
+
+def ir_structural_hash(mod) -> int | None:
+    """tvm-ffi's structural hash of ``mod`` as the ``ir`` metric compares it
+    before and after a pass (as a signed 64-bit int), or None when it cannot
+    be computed."""
+    _native()
+    import tvm_ffi
+
+    return tvm_ffi.get_global_func("passtiming.tvm.ir_structural_hash")(mod)
+
+
 class TileLangPassTimingInstrument:
     """Per-pass timing instrument for tilelang compilation pipelines.
 
@@ -91,12 +116,16 @@ class TileLangPassTimingInstrument:
     and never this wrapper.
     """
 
-    def __init__(self, threshold_ms: float = 0.0, *, clock=None, _timing=None):
+    def __init__(self, threshold_ms: float = 0.0, *, clock=None, metrics=None, _timing=None):
         self._threshold_ms = float(threshold_ms)
         if _timing is None:
             # On its own (not a section of a TileLang compile), the instrument
-            # writes PASSTIMING_PROFILE and PASSTIMING_EVENTS itself.
-            _timing = _passtiming._EventTiming(clock=clock, files_from_environment=True)
+            # writes PASSTIMING_PROFILE and PASSTIMING_EVENTS itself, and
+            # records PASSTIMING_METRICS unless `metrics` is given.
+            metrics = _passtiming._metrics_option(metrics, "TileLangPassTimingInstrument: metrics")
+            _timing = _passtiming._EventTiming(
+                clock=clock, files_from_environment=True, metrics=metrics
+            )
         self._timing = _timing
         self._instrument = _native()(self._timing.sink_address, "TileLangPassTimingInstrument")
 
@@ -113,6 +142,20 @@ class TileLangPassTimingInstrument:
     def records(self) -> list[PassTimingRecord]:
         """The completed records of the last PassContext, sorted by sequence."""
         return self._timing.records
+
+    @property
+    def record_metrics(self) -> list[dict]:
+        """The metrics of each record, in the order of ``records``: dicts with
+        the profile's members (``cpu_ns``, ``cpu_self_ns``, ``rss_start_bytes``,
+        ``rss_end_bytes``, ``rss_peak_bytes``, ``ir_before``, ``ir_after``,
+        ``ir_changed``, ``instructions``, ``instructions_self``), each present
+        only when measured."""
+        return self._timing.record_metrics
+
+    @property
+    def metrics(self) -> dict:
+        """``{"recorded": (names...), "unavailable": {name: reason}}``."""
+        return self._timing.metrics
 
     @property
     def total_duration_s(self) -> float:
@@ -134,4 +177,4 @@ class TileLangPassTimingInstrument:
         )
 
 
-__all__ = ["TileLangPassTimingInstrument", "kernel_label"]
+__all__ = ["TileLangPassTimingInstrument", "ir_node_count", "ir_structural_hash", "kernel_label"]

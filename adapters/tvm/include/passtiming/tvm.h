@@ -15,7 +15,9 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/string.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +35,15 @@ inline constexpr std::string_view kInstrumentName = "TileLangPassTimingInstrumen
 /// (kernel_label), then calls `events`; after each pass it calls `events`
 /// first. The callbacks never throw into TVM.
 ///
+/// When `events->records_ir_size()` (the `ir` metric), the module is also
+/// measured before and after each pass, outside the pass's measured time:
+/// before the pass, ir_node_count() and ir_structural_hash() go to
+/// `events->note_ir()` ahead of `run_before_pass`; after it, they are taken
+/// inside `events->run_after_pass_counting_ir()`, after the sink's clock
+/// read. The pass changed the module (kIrChangeKnown | kIrChanged) when the
+/// two hashes differ; with either hash unavailable the change is unknown.
+/// Without `ir`, neither is computed.
+///
 /// Throws std::runtime_error when no TVM is loaded in the process (the
 /// function `instrument.PassInstrument` is not registered), naming it.
 ::tvm::ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events,
@@ -44,6 +55,27 @@ inline constexpr std::string_view kInstrumentName = "TileLangPassTimingInstrumen
 /// through TVM's reflection, so it works on any TVM whose types register
 /// those fields. Never throws: anything unreadable gives "", as in the seed.
 std::string kernel_label(::tvm::ffi::AnyView mod) noexcept;
+
+/// The size of an IRModule (or of any object) as the `ir` metric counts it:
+/// the number of distinct objects of types the host registers (type index
+/// ≥ kTVMFFIDynObjectBegin: statements, expressions, buffers, variables,
+/// functions, global variables, attribute dictionaries, the module itself)
+/// reachable from `mod` through their reflected fields, each counted once
+/// however often it is referenced. Fields that structural equality ignores
+/// (spans, the module's source map) are not followed. Arrays, lists, maps
+/// and dicts are walked (map keys and values) but not counted; strings,
+/// bytes, shapes, tensors and functions are neither counted nor walked.
+/// kNotMeasured (-1) for a value that is not an object or a failing walk;
+/// never throws. Cost: one visit per object, O(module size).
+///
+///     std::int64_t before = passtiming::tvm::ir_node_count(mod);
+std::int64_t ir_node_count(::tvm::ffi::AnyView mod) noexcept;
+
+/// tvm-ffi's structural hash of `mod` (free variables not mapped, tensor
+/// contents skipped: a pass that only rewrites a constant's bytes is not
+/// seen), or nothing when `mod` is no object or its types cannot be hashed.
+/// Never throws. Cost: a walk of the module, like ir_node_count().
+std::optional<std::uint64_t> ir_structural_hash(::tvm::ffi::AnyView mod) noexcept;
 
 /// The `name` of a `transform.PassInfo`, the String itself (no copy);
 /// throws a tvm::ffi::Error when `info` has none.

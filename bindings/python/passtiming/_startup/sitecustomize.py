@@ -7,6 +7,8 @@ after, calls ``passtiming.tilelang.enable()`` with the run's settings:
 
 - ``PASSTIMING_THRESHOLD_MS``: the report's threshold;
 - ``PASSTIMING_PROFILE``, ``PASSTIMING_EVENTS``: per-compile file patterns;
+- ``PASSTIMING_METRICS``: the metrics recorded per pass (``cpu,rss,ir``),
+  which ``enable()`` reads itself;
 - ``PASSTIMING_REPORT``: a per-compile file pattern for the report text,
   which ``passtiming run`` prints when the script ends (``off``: none).
 
