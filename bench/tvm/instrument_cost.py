@@ -288,6 +288,8 @@ def gemm(args):
         "(added: a variant's time less bare's in the same round, median over rounds; "
         "cpu: the process's CPU time)"
     )
+    if ir_sizes:
+        counting_cost(func, target)
     for name in names:
         if not name.startswith("pt+"):
             continue
@@ -295,12 +297,48 @@ def gemm(args):
             label: statistics.median(v - p for v, p in zip(times[name], times["passtiming"]))
             for label, times in (("wall", walls), ("cpu", cpus))
         }
-        size = f", mean IR size before a pass {ir_sizes[name]:.0f} nodes" if name in ir_sizes else ""
+        size = ""
+        if name in ir_sizes:
+            size = f", mean IR size before a pass {ir_sizes[name]:.0f} nodes"
         print(
-            f"metrics {name[3:]}: over passtiming without metrics {over['wall'] * 1e3:.2f} ms wall, "
-            f"{over['cpu'] * 1e3:.2f} ms cpu per lowering; {over['wall'] / executions * 1e6:.1f} us "
-            f"wall, {over['cpu'] / executions * 1e6:.1f} us cpu per pass{size}"
+            f"metrics {name[3:]}: over passtiming without metrics {over['wall'] * 1e3:.2f} ms "
+            f"wall, {over['cpu'] * 1e3:.2f} ms cpu per lowering; "
+            f"{over['wall'] / executions * 1e6:.1f} us wall, "
+            f"{over['cpu'] / executions * 1e6:.1f} us cpu per pass{size}"
         )
+
+
+def counting_cost(func, target):
+    """What the ir metric's two measures cost on the modules the GEMM's
+    passes see: each module a pass begins with is kept (by a Python
+    instrument, in one more lowering), then counted and hashed 20 times."""
+    modules = []
+
+    @tvm.instrument.pass_instrument
+    class Keep:
+        def run_before_pass(self, mod, _info):
+            modules.append(mod)
+
+    with tvm.transform.PassContext(opt_level=3, instruments=[Keep()]), target:
+        tilelang.lower(func, target=target)
+    costs = {}
+    for measure in (passtiming.tvm.ir_node_count, passtiming.tvm.ir_structural_hash):
+        per_module = []
+        for mod in modules:
+            measure(mod)
+            start = time.perf_counter_ns()
+            for _ in range(20):
+                measure(mod)
+            per_module.append((time.perf_counter_ns() - start) / 20 / 1000.0)
+        costs[measure.__name__] = statistics.mean(per_module)
+    sizes = [passtiming.tvm.ir_node_count(mod) for mod in modules]
+    print(
+        f"ir measures on the {len(modules)} modules the passes begin with (mean "
+        f"{statistics.mean(sizes):.0f} nodes, max {max(sizes)}), each called from Python 20 "
+        f"times: ir_node_count {costs['ir_node_count']:.1f} us, ir_structural_hash "
+        f"{costs['ir_structural_hash']:.1f} us a module; both, before and after a pass: "
+        f"{2 * sum(costs.values()):.1f} us per pass"
+    )
 
 
 def main():
