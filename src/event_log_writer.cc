@@ -37,8 +37,8 @@ constexpr std::size_t kReserveMax = std::size_t{64} << 30;
 constexpr std::size_t kReserveMin = std::size_t{64} << 20;
 /// Room for an event's fixed text and its integers.
 constexpr std::size_t kEventOverhead = 96;
-/// Room for an event's metric readings: five keys and integers, two flags.
-constexpr std::size_t kSampleOverhead = 5 * (20 + detail::kMaxIntChars) + 64;
+/// Room for an event's metric readings.
+constexpr std::size_t kSampleOverhead = detail::kMetricMembersBytes;
 
 }  // namespace
 
@@ -219,20 +219,7 @@ void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std:
     p = put_int(p, tid);
   }
   if (sample != nullptr) {
-    for (const detail::SampleNumberField& f : detail::kSampleNumberFields) {
-      const std::int64_t value = sample->*f.member;
-      if (value == kNotMeasured) continue;
-      p = put(p, ",\"");
-      p = put(p, f.key);
-      p = put(p, "\":");
-      p = put_int(p, value);
-    }
-    for (const detail::MetricFlagField& f : detail::kMetricFlagFields) {
-      if (!(sample->ir_flags & f.known)) continue;
-      p = put(p, ",\"");
-      p = put(p, f.key);
-      p = put(p, (sample->ir_flags & f.value) ? "\":true" : "\":false");
-    }
+    p = detail::put_metric_members(p, *sample, detail::kSampleNumberFields, sample->ir_flags);
   }
   p = put(p, "}\n");
   used_ = static_cast<std::size_t>(p - base_);

@@ -107,24 +107,9 @@ void append_section(std::string& out, const Section& section) {
 /// The profile's metrics: those recorded, those unavailable with the
 /// reason, and the names of the numbers of each section's metric arrays.
 void append_metrics(std::string& out, const ProfileMetrics& metrics) {
-  out += ",\n\"metrics\":{\"recorded\":[";
-  const char* comma = "";
-  for (Metric m : kAllMetrics) {
-    if (!metrics.recorded.contains(m)) continue;
-    out += comma;
-    append_string(out, metric_name(m));
-    comma = ",";
-  }
-  out += "],\"unavailable\":{";
-  comma = "";
-  for (const UnavailableMetric& u : metrics.unavailable) {
-    out += comma;
-    append_string(out, metric_name(u.metric));
-    out += ':';
-    append_string(out, u.reason);
-    comma = ",";
-  }
-  out += "},\"fields\":[";
+  out += ",\n\"metrics\":{";
+  detail::append_metrics_lists(out, metrics, &append_string);
+  out += ",\"fields\":[";
   for (const detail::MetricNumberField& f : detail::kMetricNumberFields) {
     append_string(out, f.key);
     out += ',';

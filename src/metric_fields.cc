@@ -26,41 +26,37 @@ bool metric_from_name(std::string_view name, Metric& out) {
 }
 
 void append_record_metrics(std::string& out, const RecordMetrics& metrics) {
-  for (const MetricNumberField& f : kMetricNumberFields) {
-    const std::int64_t value = metrics.*f.member;
-    if (value == kNotMeasured) continue;
-    out += ",\"";
-    out += f.key;
-    out += "\":";
-    out += std::to_string(value);
-  }
-  for (const MetricFlagField& f : kMetricFlagFields) {
-    if (!(metrics.ir_flags & f.known)) continue;
-    out += ",\"";
-    out += f.key;
-    out += (metrics.ir_flags & f.value) ? "\":true" : "\":false";
-  }
+  char members[kMetricMembersBytes];
+  char* end = put_metric_members(members, metrics, kMetricNumberFields, metrics.ir_flags);
+  out.append(members, end);
 }
 
-void append_metrics_member(std::string& out, const ProfileMetrics& metrics) {
-  out += "\"metrics\":{\"recorded\":[";
+void append_metrics_lists(std::string& out, const ProfileMetrics& metrics,
+                          void (*append_string)(std::string&, std::string_view)) {
+  out += "\"recorded\":[";
   const char* comma = "";
   for (Metric m : kAllMetrics) {
     if (!metrics.recorded.contains(m)) continue;
     out += comma;
-    append_json_string(out, metric_name(m));
+    append_string(out, metric_name(m));
     comma = ",";
   }
   out += "],\"unavailable\":{";
   comma = "";
   for (const UnavailableMetric& u : metrics.unavailable) {
     out += comma;
-    append_json_string(out, metric_name(u.metric));
+    append_string(out, metric_name(u.metric));
     out += ':';
-    append_json_string(out, u.reason);
+    append_string(out, u.reason);
     comma = ",";
   }
-  out += "}}";
+  out += '}';
+}
+
+void append_metrics_member(std::string& out, const ProfileMetrics& metrics) {
+  out += "\"metrics\":{";
+  append_metrics_lists(out, metrics, &append_json_string);
+  out += '}';
 }
 
 bool read_metrics_member(simdjson::dom::element value, ProfileMetrics& metrics) {

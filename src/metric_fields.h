@@ -14,6 +14,7 @@
 #include "passtiming/metric_sampler.h"
 #include "passtiming/metrics.h"
 #include "passtiming/profile.h"
+#include "text_writing.h"
 
 namespace passtiming::detail {
 
@@ -83,13 +84,44 @@ void finish_section_metrics(Section& section, MetricSet& recorded);
 /// The metric named `name`; false for an unknown name.
 bool metric_from_name(std::string_view name, Metric& out);
 
+/// Writes `,"KEY":VALUE` at `p` for each field of `fields` measured in
+/// `object` (a RecordMetrics or a MetricSample), then `,"KEY":true|false`
+/// for each flag of kMetricFlagFields known in `flags`; returns the end. At
+/// most kMetricMembersBytes are written.
+template <typename Object, typename Field, std::size_t N>
+char* put_metric_members(char* p, const Object& object, const Field (&fields)[N],
+                         std::uint8_t flags) noexcept {
+  for (const Field& f : fields) {
+    const std::int64_t value = object.*f.member;
+    if (value == kNotMeasured) continue;
+    p = put(p, ",\"");
+    p = put(p, f.key);
+    p = put(p, "\":");
+    p = put_int(p, value);
+  }
+  for (const MetricFlagField& f : kMetricFlagFields) {
+    if (!(flags & f.known)) continue;
+    p = put(p, ",\"");
+    p = put(p, f.key);
+    p = put(p, (flags & f.value) ? "\":true" : "\":false");
+  }
+  return p;
+}
+/// Room for put_metric_members(): nine numbers with their keys, two flags.
+inline constexpr std::size_t kMetricMembersBytes = 9 * (24 + kMaxIntChars) + 2 * 28;
+
 /// Appends the record's measured metric members, each as `,"KEY":VALUE`, in
 /// the order the profile writes them (the Chrome trace's args, the HTML
 /// report's data).
 void append_record_metrics(std::string& out, const RecordMetrics& metrics);
 
-/// Appends `"metrics":{"recorded":[...],"unavailable":{NAME:REASON,...}}`,
-/// the member of a profile (version 2) and of an event log's meta line.
+/// Appends `"recorded":[...],"unavailable":{NAME:REASON,...}`, the lists of
+/// the `metrics` member of a profile (version 2), of an event log's meta line
+/// and of the HTML report's data, with strings quoted by `append_string`.
+void append_metrics_lists(std::string& out, const ProfileMetrics& metrics,
+                          void (*append_string)(std::string&, std::string_view));
+
+/// Appends `"metrics":{` + append_metrics_lists() + `}` with JSON strings.
 void append_metrics_member(std::string& out, const ProfileMetrics& metrics);
 
 /// Reads the value of that member into `metrics` (adding to it); false when

@@ -29,25 +29,6 @@ void write_metadata(std::string& out, const ProfileMetadata& m) {
   out += "},\n";
 }
 
-/// The metric members of a record, in the order of the fields' table.
-char* put_metrics(char* p, const RecordMetrics& m) {
-  for (const detail::MetricNumberField& f : detail::kMetricNumberFields) {
-    const std::int64_t value = m.*f.member;
-    if (value == kNotMeasured) continue;
-    p = put(p, ",\"");
-    p = put(p, f.key);
-    p = put(p, "\":");
-    p = put_int(p, value);
-  }
-  for (const detail::MetricFlagField& f : detail::kMetricFlagFields) {
-    if (!(m.ir_flags & f.known)) continue;
-    p = put(p, ",\"");
-    p = put(p, f.key);
-    p = put(p, (m.ir_flags & f.value) ? "\":true" : "\":false");
-  }
-  return p;
-}
-
 /// Each of the section's names as a JSON string, quoted and escaped once
 /// rather than once per record that uses it.
 std::vector<std::string> quoted_names(const NameTable& names) {
@@ -101,7 +82,9 @@ void write_record(std::string& out, std::string_view separator,
   p = put_int(p, r.inclusive_ns);
   p = put(p, ",\"self_ns\":");
   p = put_int(p, r.self_ns);
-  if (metrics != nullptr) p = put_metrics(p, *metrics);
+  if (metrics != nullptr) {
+    p = detail::put_metric_members(p, *metrics, detail::kMetricNumberFields, metrics->ir_flags);
+  }
   if (r.flags & kRecordFailed) p = put(p, ",\"failed\":true");
   *p++ = '}';
   out.append(line, p);
