@@ -5,7 +5,9 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
@@ -17,6 +19,7 @@
 #include <string>
 
 #include "passtiming/llvm.h"
+#include "passtiming/metric_sampler.h"
 
 namespace passtiming::llvm {
 namespace {
@@ -78,6 +81,19 @@ struct SccTickPass : ::llvm::PassInfoMixin<SccTickPass> {
                         ::llvm::LazyCallGraph&, ::llvm::CGSCCUpdateResult&) {
     clock->advance(3);
     return PreservedAnalyses::all();
+  }
+};
+
+/// A function pass that adds one instruction (`add i32 0, 0`, unused) at
+/// the top of the function's entry block, and says so.
+struct GrowPass : ::llvm::PassInfoMixin<GrowPass> {
+  static StringRef name() { return "GrowPass"; }
+  PreservedAnalyses run(::llvm::Function& f, ::llvm::FunctionAnalysisManager&) {
+    ::llvm::Type* i32 = ::llvm::Type::getInt32Ty(f.getContext());
+    ::llvm::Constant* zero = ::llvm::ConstantInt::get(i32, 0);
+    ::llvm::BinaryOperator::Create(::llvm::Instruction::Add, zero, zero, "grown",
+                                   f.getEntryBlock().getFirstInsertionPt());
+    return PreservedAnalyses::none();
   }
 };
 
@@ -260,6 +276,140 @@ TEST(TimingInstrument, AfterPassInvalidatedClosesTheFrame) {
   auto records = by_display(timing.section());
   ASSERT_EQ(timing.section().records.size(), 1u);
   EXPECT_EQ(records.at("TickPass(odd)").inclusive_ns, 7);
+}
+
+MetricSet ir_only() {
+  MetricSet set;
+  set.insert(Metric::ir);
+  return set;
+}
+
+// kModuleText: @even and @odd have 6 instructions each, @use 3.
+TEST(TimingInstrumentMetrics, IrSizesAreInstructionsOfTheUnitAndFlagsWhatThePassReturned) {
+  auto clock = std::make_shared<ManualClock>();
+  Pipeline p;
+  InstrumentOptions options;
+  options.metrics = ir_only();
+  options.sampler = std::make_shared<ManualMetricSampler>();
+  TimingInstrument timing(options, clock);
+  EXPECT_EQ(timing.metrics().recorded, ir_only());
+  timing.register_callbacks(p.pic);
+  ::llvm::FunctionPassManager fpm;
+  fpm.addPass(TickPass{{}, clock.get(), 1});
+  fpm.addPass(GrowPass{});
+  ::llvm::ModulePassManager mpm;
+  mpm.addPass(::llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+  p.run(mpm);
+
+  const Section& s = timing.section();
+  ASSERT_EQ(s.metrics.size(), s.records.size());
+  std::map<std::string, RecordMetrics> metrics;
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    metrics[display(s, s.records[i])] = s.metrics[i];
+  }
+  constexpr std::uint8_t kUnchanged = kIrChangeKnown | kIrPreservedKnown | kIrPreservedAll;
+  constexpr std::uint8_t kChanged = kIrChangeKnown | kIrChanged | kIrPreservedKnown;
+  const RecordMetrics tick = metrics.at("TickPass(even)");
+  EXPECT_EQ(tick.ir_before, 6);
+  EXPECT_EQ(tick.ir_after, 6);
+  EXPECT_EQ(tick.ir_flags, kUnchanged);
+  const RecordMetrics grow = metrics.at("GrowPass(use)");
+  EXPECT_EQ(grow.ir_before, 3);
+  EXPECT_EQ(grow.ir_after, 4);
+  EXPECT_EQ(grow.ir_flags, kChanged);
+  // The manager returns what its passes preserved in common.
+  EXPECT_EQ(metrics.at("PassManager<Function>(odd)").ir_before, 6);
+  EXPECT_EQ(metrics.at("PassManager<Function>(odd)").ir_after, 7);
+  EXPECT_EQ(metrics.at("PassManager<Function>(odd)").ir_flags, kChanged);
+  // A module pass counts every function's instructions.
+  const RecordMetrics adaptor = metrics.at("ModuleToFunctionPassAdaptor(test-module)");
+  EXPECT_EQ(adaptor.ir_before, 15);
+  EXPECT_EQ(adaptor.ir_after, 18);
+  EXPECT_EQ(adaptor.ir_flags, kChanged);
+  // Only `ir` was asked for.
+  EXPECT_EQ(tick.cpu_ns, kNotMeasured);
+  EXPECT_EQ(tick.rss_start_bytes, kNotMeasured);
+}
+
+TEST(TimingInstrumentMetrics, AnSccCountsItsFunctions) {
+  auto clock = std::make_shared<ManualClock>();
+  Pipeline p;
+  InstrumentOptions options;
+  options.metrics = ir_only();
+  options.sampler = std::make_shared<ManualMetricSampler>();
+  TimingInstrument timing(options, clock);
+  timing.register_callbacks(p.pic);
+  ::llvm::ModulePassManager mpm;
+  mpm.addPass(::llvm::createModuleToPostOrderCGSCCPassAdaptor(SccTickPass{{}, clock.get()}));
+  p.run(mpm);
+  const Section& s = timing.section();
+  ASSERT_EQ(s.metrics.size(), s.records.size());
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> sizes;
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    sizes[display(s, s.records[i])] = {s.metrics[i].ir_before, s.metrics[i].ir_after};
+  }
+  EXPECT_EQ(sizes.at("SccTickPass(even +1 more)"),
+            std::make_pair(std::int64_t{12}, std::int64_t{12}));
+  EXPECT_EQ(sizes.at("SccTickPass(use)"), std::make_pair(std::int64_t{3}, std::int64_t{3}));
+}
+
+TEST(TimingInstrumentMetrics, AnInvalidatedUnitIsNotCountedAfterThePass) {
+  auto clock = std::make_shared<ManualClock>();
+  Pipeline p;
+  InstrumentOptions options;
+  options.metrics = ir_only();
+  options.sampler = std::make_shared<ManualMetricSampler>();
+  TimingInstrument timing(options, clock);
+  timing.register_callbacks(p.pic);
+  ::llvm::PassInstrumentation instrumentation(&p.pic);
+  TickPass pass{{}, clock.get(), 0};
+  ::llvm::Function& f = *p.module->getFunction("odd");
+  ASSERT_TRUE(instrumentation.runBeforePass<::llvm::Function>(pass, f));
+  // What a pass that deletes its function leaves the after-callback with.
+  f.eraseFromParent();
+  instrumentation.runAfterPassInvalidated<::llvm::Function>(pass, PreservedAnalyses::none());
+  const Section& s = timing.section();
+  ASSERT_EQ(s.metrics.size(), 1u);
+  EXPECT_EQ(s.metrics[0].ir_before, 6);
+  EXPECT_EQ(s.metrics[0].ir_after, kNotMeasured);
+  EXPECT_EQ(s.metrics[0].ir_flags, kIrChangeKnown | kIrChanged | kIrPreservedKnown);
+}
+
+TEST(TimingInstrumentMetrics, CpuFromTheSamplerIsReadAtBothEnds) {
+  auto clock = std::make_shared<ManualClock>();
+  Pipeline p;
+  auto sampler = std::make_shared<ManualMetricSampler>();
+  InstrumentOptions options;
+  options.metrics.insert(Metric::cpu);
+  options.metrics.insert(Metric::ir);
+  options.sampler = sampler;
+  TimingInstrument timing(options, clock);
+  timing.register_callbacks(p.pic);
+  ::llvm::PassInstrumentation instrumentation(&p.pic);
+  TickPass pass{{}, clock.get(), 0};
+  ::llvm::Function& f = *p.module->getFunction("use");
+  sampler->set(MetricSample{1000});
+  instrumentation.runBeforePass<::llvm::Function>(pass, f);
+  sampler->set(MetricSample{1700});
+  instrumentation.runAfterPass<::llvm::Function>(pass, f, PreservedAnalyses::all());
+  const Section& s = timing.section();
+  ASSERT_EQ(s.metrics.size(), 1u);
+  EXPECT_EQ(s.metrics[0].cpu_ns, 700);
+  EXPECT_EQ(s.metrics[0].cpu_self_ns, 700);
+  EXPECT_EQ(s.metrics[0].ir_before, 3);
+  EXPECT_EQ(s.metrics[0].ir_after, 3);
+}
+
+TEST(TimingInstrumentMetrics, WithoutMetricsTheRecordsCarryNone) {
+  auto clock = std::make_shared<ManualClock>();
+  Pipeline p;
+  TimingInstrument timing({}, clock);
+  EXPECT_TRUE(timing.metrics().empty());
+  timing.register_callbacks(p.pic);
+  ::llvm::ModulePassManager mpm = function_pipeline(*clock);
+  p.run(mpm);
+  EXPECT_EQ(timing.section().records.size(), 7u);
+  EXPECT_TRUE(timing.section().metrics.empty());
 }
 
 TEST(TimingInstrument, FinishDiscardsRunningFramesAndKeepsRecords) {

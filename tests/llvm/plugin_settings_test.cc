@@ -91,5 +91,38 @@ TEST(PluginSettings, MalformedSwitchNamesTheVariable) {
   }
 }
 
+TEST(PluginSettings, MetricsComeFromTheVariableOrTheOption) {
+  EXPECT_TRUE(read_plugin_settings({}, env({}), 1).metrics.empty());
+  MetricSet cpu_ir;
+  cpu_ir.insert(Metric::cpu);
+  cpu_ir.insert(Metric::ir);
+  EXPECT_EQ(read_plugin_settings({}, env({{"PASSTIMING_METRICS", "ir,cpu"}}), 1).metrics, cpu_ir);
+  OptionValues options;
+  options.metrics = "none";
+  EXPECT_TRUE(
+      read_plugin_settings(options, env({{"PASSTIMING_METRICS", "cpu"}}), 1).metrics.empty());
+}
+
+TEST(PluginSettings, UnknownMetricNamesTheVariableOrTheOption) {
+  try {
+    read_plugin_settings({}, env({{"PASSTIMING_METRICS", "cpu,cycles"}}), 1);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "PASSTIMING_METRICS: unknown metric 'cycles' (known: cpu, rss, ir, instructions, "
+                 "all, none)");
+  }
+  OptionValues options;
+  options.metrics = "memory";
+  try {
+    read_plugin_settings(options, env({}), 1);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "-passtiming-metrics: unknown metric 'memory' (known: cpu, rss, ir, "
+                 "instructions, all, none)");
+  }
+}
+
 }  // namespace
 }  // namespace passtiming::llvm_plugin

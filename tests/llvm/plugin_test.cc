@@ -4,8 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "passtiming/metric_sampler.h"
 #include "passtiming/profile.h"
 #include "passtiming/profile_json.h"
 
@@ -69,7 +72,7 @@ class PluginTest : public ::testing::Test {
     const std::string line = "cd '" + dir.string() +
                              "' && env -u PASSTIMING_THRESHOLD_MS -u PASSTIMING_PROFILE -u "
                              "PASSTIMING_EVENTS -u PASSTIMING_REPORT -u PASSTIMING_CONTEXT -u "
-                             "PASSTIMING_ANALYSES " +
+                             "PASSTIMING_ANALYSES -u PASSTIMING_METRICS " +
                              command + " >out.txt 2>err.txt";
     const int raw = std::system(line.c_str());
     Result r;
@@ -167,6 +170,144 @@ TEST_F(PluginTest, MalformedSettingIsOneMessageAndTheCompileGoesOnUntimed) {
   EXPECT_EQ(r.err,
             "passtiming: PASSTIMING_THRESHOLD_MS must be a finite non-negative number (got "
             "'abc'); this compile is not timed\n");
+  EXPECT_TRUE(read(dir / "plain.o") == read(dir / "x.o"));
+}
+
+/// The metrics of the records named NAME(KERNEL).
+std::map<std::string, RecordMetrics> metrics_by_display(const Section& s) {
+  std::map<std::string, RecordMetrics> out;
+  for (std::size_t i = 0; i < s.records.size() && i < s.metrics.size(); ++i) {
+    out[std::string(s.name_of(s.records[i])) + "(" + std::string(s.kernel_of(s.records[i])) + ")"] =
+        s.metrics[i];
+  }
+  return out;
+}
+
+MetricSet metric_set(std::initializer_list<Metric> metrics) {
+  MetricSet set;
+  for (Metric m : metrics) set.insert(m);
+  return set;
+}
+
+TEST_F(PluginTest, MetricsFromTheOptionGiveAVersion2ProfileWithCpuRssAndIr) {
+  Result r =
+      run("PASSTIMING_REPORT=off " + kClang + " -O2 -fplugin=" + kPlugin + " " + plugin_flag() +
+          " -mllvm -passtiming-metrics=cpu,rss,ir -mllvm -passtiming-profile=prof.json -c " +
+          kExample + " -o x.o");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::string text = read(dir / "prof.json");
+  EXPECT_EQ(text.rfind("{\"format\":\"passtiming-profile\",\"version\":2,", 0), 0u);
+  EXPECT_NE(text.find("\"metrics\":{\"recorded\":[\"cpu\",\"rss\",\"ir\"],\"unavailable\":{}}"),
+            std::string::npos);
+  Profile profile = parse_profile_json(text, "prof.json");
+  EXPECT_EQ(profile.metrics.recorded, metric_set({Metric::cpu, Metric::rss, Metric::ir}));
+  ASSERT_EQ(profile.sections.size(), 1u);
+  const Section& s = profile.sections[0];
+  ASSERT_GT(s.records.size(), 1000u);
+  ASSERT_EQ(s.metrics.size(), s.records.size());
+  std::size_t changed = 0;
+  for (const RecordMetrics& m : s.metrics) {
+    EXPECT_GE(m.cpu_self_ns, 0);
+    EXPECT_LE(m.cpu_self_ns, m.cpu_ns);
+    EXPECT_GT(m.rss_start_bytes, 0);
+    EXPECT_GT(m.rss_end_bytes, 0);
+    EXPECT_GE(m.rss_peak_bytes, m.rss_end_bytes);
+    EXPECT_EQ(m.instructions, kNotMeasured);
+    // Every pass clang runs here has a Function, Loop, SCC or Module.
+    EXPECT_NE(m.ir_before, kNotMeasured);
+    EXPECT_NE(m.ir_flags & kIrPreservedKnown, 0);
+    if ((m.ir_flags & kIrChanged) != 0) ++changed;
+  }
+  EXPECT_GT(changed, 0u);
+  EXPECT_LT(changed, s.records.size());
+}
+
+// tests/llvm/data/metrics.ll: @fold has 3 instructions, which instcombine
+// folds to 1; @keep has 2, which it leaves alone.
+TEST_F(PluginTest, IrSizesAndFlagsOfAFunctionPipelineAreExact) {
+  Result r =
+      run("PASSTIMING_METRICS=ir PASSTIMING_REPORT=off PASSTIMING_PROFILE=prof.json " + kOpt +
+          " -load-pass-plugin=" + kPlugin + " -passes='function(instcombine,no-op-function)' " +
+          kData + "/metrics.ll -disable-output");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const Profile profile = parse_profile_json(read(dir / "prof.json"), "prof.json");
+  EXPECT_EQ(profile.metrics.recorded, metric_set({Metric::ir}));
+  ASSERT_EQ(profile.sections.size(), 1u);
+  const std::map<std::string, RecordMetrics> m = metrics_by_display(profile.sections[0]);
+  constexpr std::uint8_t kUnchanged = kIrChangeKnown | kIrPreservedKnown | kIrPreservedAll;
+  constexpr std::uint8_t kChanged = kIrChangeKnown | kIrChanged | kIrPreservedKnown;
+  auto expect = [&](const std::string& record, std::int64_t before, std::int64_t after,
+                    std::uint8_t flags) {
+    SCOPED_TRACE(record);
+    ASSERT_EQ(m.count(record), 1u);
+    EXPECT_EQ(m.at(record).ir_before, before);
+    EXPECT_EQ(m.at(record).ir_after, after);
+    EXPECT_EQ(m.at(record).ir_flags, flags);
+    EXPECT_EQ(m.at(record).cpu_ns, kNotMeasured);
+  };
+  expect("InstCombinePass(fold)", 3, 1, kChanged);
+  expect("NoOpFunctionPass(fold)", 1, 1, kUnchanged);
+  expect("PassManager<Function>(fold)", 3, 1, kChanged);
+  expect("InstCombinePass(keep)", 2, 2, kUnchanged);
+  expect("NoOpFunctionPass(keep)", 2, 2, kUnchanged);
+  expect("ModuleToFunctionPassAdaptor(" + kData + "/metrics.ll)", 5, 3, kChanged);
+}
+
+TEST_F(PluginTest, AnUnavailableMetricIsNamedWithItsReasonAndHasNoValues) {
+  // What the plugin will find on this machine.
+  errno = 0;
+  const int counter = SystemMetricSampler::open_instruction_counter();
+  const std::string reason = std::string("perf_event_open: ") + std::strerror(errno);
+  if (counter >= 0) ::close(counter);
+
+  Result r =
+      run("PASSTIMING_METRICS=instructions PASSTIMING_REPORT=off PASSTIMING_PROFILE=prof.json " +
+          kOpt + " -load-pass-plugin=" + kPlugin + " -passes='function(instcombine)' " + kData +
+          "/metrics.ll -disable-output");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = read(dir / "prof.json");
+  const Profile profile = parse_profile_json(text, "prof.json");
+  ASSERT_EQ(profile.sections.size(), 1u);
+  const Section& s = profile.sections[0];
+  ASSERT_EQ(s.records.size(), 6u);  // adaptor, 2 x (manager, pass), VerifierPass
+  if (counter >= 0) {
+    EXPECT_EQ(profile.metrics.recorded, metric_set({Metric::instructions}));
+    EXPECT_TRUE(profile.metrics.unavailable.empty());
+    ASSERT_EQ(s.metrics.size(), s.records.size());
+    for (const RecordMetrics& m : s.metrics) {
+      EXPECT_GT(m.instructions, 0);
+      EXPECT_LE(m.instructions_self, m.instructions);
+    }
+    EXPECT_EQ(r.err, "");
+  } else {
+    EXPECT_TRUE(profile.metrics.recorded.empty());
+    ASSERT_EQ(profile.metrics.unavailable.size(), 1u);
+    EXPECT_EQ(profile.metrics.unavailable[0].metric, Metric::instructions);
+    EXPECT_EQ(profile.metrics.unavailable[0].reason, reason);
+    EXPECT_NE(text.find("\"metrics\":{\"recorded\":[],\"unavailable\":{\"instructions\":\"" +
+                        reason + "\"}}"),
+              std::string::npos)
+        << text;
+    // No record carries a value for it: never a zero.
+    EXPECT_EQ(text.find("\"instructions\":", text.find("\"records\"")), std::string::npos);
+    EXPECT_TRUE(s.metrics.empty());
+    EXPECT_NE(r.err.find("passtiming: metric 'instructions' is unavailable (" + reason +
+                         "); it is not recorded"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+TEST_F(PluginTest, AnUnknownMetricIsOneMessageAndTheCompileGoesOnUntimed) {
+  Result plain = run(kClang + " -O2 -c " + kExample + " -o plain.o");
+  Result r = run("PASSTIMING_METRICS=cpu,cycles " + kClang + " -O2 " + plugin_flag() + " -c " +
+                 kExample + " -o x.o");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err,
+            "passtiming: PASSTIMING_METRICS: unknown metric 'cycles' (known: cpu, rss, ir, "
+            "instructions, all, none); this compile is not timed\n");
   EXPECT_TRUE(read(dir / "plain.o") == read(dir / "x.o"));
 }
 

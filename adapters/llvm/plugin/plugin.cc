@@ -44,6 +44,9 @@ cl::opt<std::string> context_option(
 cl::opt<std::string> analyses_option(
     ::llvm::StringRef(kAnalysesSetting.option), cl::value_desc("bool"), cl::Hidden,
     cl::desc("passtiming: record analyses too (PASSTIMING_ANALYSES)"));
+cl::opt<std::string> metrics_option(
+    ::llvm::StringRef(kMetricsSetting.option), cl::value_desc("cpu,rss,ir,instructions"),
+    cl::Hidden, cl::desc("passtiming: record these metrics per pass (PASSTIMING_METRICS)"));
 
 std::optional<std::string> given(const cl::opt<std::string>& option) {
   if (option.getNumOccurrences() == 0) return std::nullopt;
@@ -74,7 +77,8 @@ void register_timing(::llvm::PassBuilder& builder) noexcept {
   if (!callbacks) return;  // a PassBuilder made without instrumentation
   try {
     OptionValues options{given(threshold_option), given(profile_option), given(events_option),
-                         given(report_option),    given(context_option), given(analyses_option)};
+                         given(report_option),    given(context_option), given(analyses_option),
+                         given(metrics_option)};
     PluginSettings settings =
         read_plugin_settings(options, Environment::process(), static_cast<long>(::getpid()));
     std::shared_ptr<PipelineSession> session = PipelineSession::start(settings);

@@ -13,6 +13,7 @@
 
 #include "passtiming/event_log_writer.h"
 #include "passtiming/logging.h"
+#include "passtiming/metric_sampler.h"
 #include "passtiming/profile_io.h"
 #include "passtiming/profile_json.h"
 #include "passtiming/report.h"
@@ -65,16 +66,28 @@ void install_exit_hook(ProcessOutputs& outputs) {
 
 PipelineSession::PipelineSession(const PluginSettings& settings, EventObserver* observer)
     : settings_(settings),
-      instrument_(llvm::InstrumentOptions{settings.record_analyses, settings.context, observer}) {}
+      instrument_(llvm::InstrumentOptions{settings.record_analyses, settings.context, observer,
+                                          settings.metrics, nullptr}) {}
 
 std::shared_ptr<PipelineSession> PipelineSession::start(const PluginSettings& settings) {
   ProcessOutputs& outputs = process_outputs();
   std::lock_guard<std::mutex> lock(outputs.mutex);
   install_exit_hook(outputs);
-  if (outputs.profile.metadata.tool.empty()) outputs.profile.metadata = current_process_metadata();
+  // Held until the instrument has it too: the process's sampler for a set
+  // is shared while someone holds it, so the files and the instrument agree
+  // on what is unavailable.
+  std::shared_ptr<SystemMetricSampler> sampler;
+  if (!settings.metrics.empty()) sampler = shared_metric_sampler(settings.metrics);
+  if (outputs.profile.metadata.tool.empty()) {
+    outputs.profile.metadata = current_process_metadata();
+    // Every pipeline of the process reads the same settings, so the first
+    // one's metrics are the files'.
+    if (sampler) outputs.profile.metrics = sampler->metrics();
+  }
   if (!settings.events_path.empty() && !outputs.events) {
     try {
-      outputs.events = EventLogWriter::open(settings.events_path, outputs.profile.metadata);
+      outputs.events = EventLogWriter::open(settings.events_path, outputs.profile.metadata,
+                                            outputs.profile.metrics);
       outputs.events_path = settings.events_path;
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("{}: {}", kEventsSetting.environment, e.what()));

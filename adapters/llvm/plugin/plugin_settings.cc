@@ -77,6 +77,9 @@ PluginSettings read_plugin_settings(const OptionValues& options, const Environme
   if (context.value) settings.context = *context.value;
 
   settings.record_analyses = parse_switch(pick(options.analyses, kAnalysesSetting, env));
+
+  const Given metrics = pick(options.metrics, kMetricsSetting, env);
+  if (metrics.value) settings.metrics = parse_metrics(*metrics.value, metrics.source);
   return settings;
 }
 

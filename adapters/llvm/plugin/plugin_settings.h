@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "passtiming/metrics.h"
 #include "passtiming/settings.h"
 
 namespace passtiming::llvm_plugin {
@@ -28,10 +29,11 @@ inline constexpr SettingName kEventsSetting{"passtiming-events", "PASSTIMING_EVE
 inline constexpr SettingName kReportSetting{"passtiming-report", "PASSTIMING_REPORT"};
 inline constexpr SettingName kContextSetting{"passtiming-context", "PASSTIMING_CONTEXT"};
 inline constexpr SettingName kAnalysesSetting{"passtiming-analyses", "PASSTIMING_ANALYSES"};
+inline constexpr SettingName kMetricsSetting{"passtiming-metrics", "PASSTIMING_METRICS"};
 
 /// The values given as command-line options (nullopt: option not given).
 struct OptionValues {
-  std::optional<std::string> threshold_ms, profile, events, report, context, analyses;
+  std::optional<std::string> threshold_ms, profile, events, report, context, analyses, metrics;
 };
 
 /// Everything the plugin needs to know, with `%p` already expanded.
@@ -43,12 +45,14 @@ struct PluginSettings {
   std::string report_path;  ///< for ReportTarget::file
   std::string context;
   bool record_analyses = false;
+  MetricSet metrics;  ///< recorded per pass besides wall time (metrics.h)
 };
 
 /// Reads the settings: an option overrides the variable of the same setting.
 /// `pid` replaces `%p` in the three paths. Throws ConfigError whose message
 /// names the setting as it was given (`-passtiming-threshold-ms` or
-/// `PASSTIMING_THRESHOLD_MS`) and the bad value.
+/// `PASSTIMING_THRESHOLD_MS`) and the bad value (for the metrics, the unknown
+/// word: "PASSTIMING_METRICS: unknown metric 'cycles' (known: ...)").
 ///
 ///     PluginSettings s = read_plugin_settings(options, Environment::process(), getpid());
 PluginSettings read_plugin_settings(const OptionValues& options, const Environment& env, long pid);

@@ -56,13 +56,13 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* 
   pic.registerBeforeNonSkippedPassCallback(
       [self, keep_alive](StringRef pass, Any ir) { self->before_pass(view(pass), ir); });
   pic.registerAfterPassCallback(
-      [self, keep_alive](StringRef pass, Any, const PreservedAnalyses&) {
-        self->after_pass(view(pass));
+      [self, keep_alive](StringRef pass, Any ir, const PreservedAnalyses& preserved) {
+        self->after_pass(view(pass), ir, &preserved);
       },
       /*ToFront=*/true);
   pic.registerAfterPassInvalidatedCallback(
-      [self, keep_alive](StringRef pass, const PreservedAnalyses&) {
-        self->after_pass(view(pass));
+      [self, keep_alive](StringRef pass, const PreservedAnalyses& preserved) {
+        self->after_pass_invalidated(view(pass), preserved);
       },
       /*ToFront=*/true);
   pic.registerBeforeSkippedPassCallback(
@@ -71,7 +71,9 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* 
     pic.registerBeforeAnalysisCallback(
         [self, keep_alive](StringRef analysis, Any ir) { self->before_pass(view(analysis), ir); });
     pic.registerAfterAnalysisCallback(
-        [self, keep_alive](StringRef analysis, Any) { self->after_pass(view(analysis)); },
+        [self, keep_alive](StringRef analysis, Any ir) {
+          self->after_pass(view(analysis), ir, nullptr);
+        },
         /*ToFront=*/true);
   }
 }
@@ -83,6 +85,20 @@ TimingInstrument::TimingInstrument(InstrumentOptions options, std::shared_ptr<co
       clock_(clock ? std::move(clock) : steady_clock()),
       steady_(clock_ == steady_clock()) {
   state_.set_observer(options_.observer);
+  if (!options_.metrics.empty()) {
+    if (options_.sampler) {
+      sampler_ = options_.sampler;
+      metrics_.recorded = options_.metrics;
+    } else {
+      std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(options_.metrics);
+      metrics_ = system->metrics();
+      sampler_ = std::move(system);
+    }
+    // Nothing to read when every metric asked for is unavailable: the
+    // profile says why, and the callbacks stay as cheap as without metrics.
+    if (!metrics_.recorded.empty()) state_.set_metrics(sampler_.get(), metrics_.recorded);
+    count_ir_ = metrics_.recorded.contains(Metric::ir);
+  }
   state_.enter(now(), options_.context);
   reserve_records(state_);
   scratch_symbols_.reserve(16);
@@ -106,6 +122,10 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
     // label is looked up only for the first pass on each unit.
     const void* unit = ir_unit_identity(ir);
     auto label = [&] { return ir_unit_label(ir, scratch_label_, scratch_symbols_); };
+    // Counted before the clock is read, so the count is not the pass's time.
+    if (count_ir_) [[unlikely]] {
+      state_.note_ir(ir_unit_size(ir));
+    }
     // The frame is pushed first and the clock read last.
     if (steady_) {
       state_.before_now_on_unit(static_cast<const SteadyClock&>(*clock_), pass, unit, label,
@@ -127,6 +147,47 @@ void TimingInstrument::after_pass(std::string_view pass) noexcept {
   try {
     // LLVM's pass names are type names in the binary: the same pass gives
     // the same address before and after.
+    state_.after_stable_name(t, pass, kPipelineThread);
+  } catch (const std::exception& e) {
+    stop(e.what());
+  } catch (...) {
+    stop("unknown error");
+  }
+}
+
+void TimingInstrument::after_pass(std::string_view pass, const ::llvm::Any& ir,
+                                  const ::llvm::PreservedAnalyses* preserved) noexcept {
+  // The clock is read before anything else happens, the count included.
+  const Nanoseconds t = now();
+  if (stopped_) return;
+  try {
+    if (count_ir_) [[unlikely]] {
+      // The other figures are read before the count, which is then part of
+      // neither the pass's CPU time nor its instructions.
+      MetricSample end;
+      state_.read_sample(end);
+      state_.note_ir(ir_unit_size(ir), preserved != nullptr ? ir_flags_of(*preserved) : 0);
+      state_.after_sampled(t, pass, end, kPipelineThread);
+      return;
+    }
+    state_.after_stable_name(t, pass, kPipelineThread);
+  } catch (const std::exception& e) {
+    stop(e.what());
+  } catch (...) {
+    stop("unknown error");
+  }
+}
+
+void TimingInstrument::after_pass_invalidated(std::string_view pass,
+                                              const ::llvm::PreservedAnalyses& preserved) noexcept {
+  const Nanoseconds t = now();
+  if (stopped_) return;
+  try {
+    // The unit may have been deleted: its size after the pass is not
+    // measured, but what the pass returned is known.
+    if (count_ir_) [[unlikely]] {
+      state_.note_ir(kNotMeasured, ir_flags_of(preserved));
+    }
     state_.after_stable_name(t, pass, kPipelineThread);
   } catch (const std::exception& e) {
     stop(e.what());

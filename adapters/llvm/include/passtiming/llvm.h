@@ -8,6 +8,13 @@
 /// included, so depth and self time are real. The kernel label is the IR
 /// unit: the function for function and loop passes, the module identifier for
 /// module passes, `FIRST +N more` for a call-graph SCC.
+///
+/// With the metric `ir` (metrics.h), a record also holds the size of its IR
+/// unit before and after the pass, in instructions (ir_unit_size()), and
+/// what the pass returned: `ir_preserved_all` is
+/// `PreservedAnalyses::areAllPreserved()`, and `ir_changed` is its negation,
+/// the pass's own claim (LLVM's rule: a pass that changes nothing returns
+/// `PreservedAnalyses::all()`), not a comparison of the IR.
 
 #include <memory>
 #include <optional>
@@ -16,12 +23,15 @@
 #include <vector>
 
 #include "passtiming/clock.h"
+#include "passtiming/metric_sampler.h"
+#include "passtiming/metrics.h"
 #include "passtiming/profile.h"
 #include "passtiming/timing_state.h"
 
 namespace llvm {
 class Any;
 class PassInstrumentationCallbacks;
+class PreservedAnalyses;
 }  // namespace llvm
 
 namespace passtiming::llvm {
@@ -35,6 +45,12 @@ struct InstrumentOptions {
   std::string context;
   /// Receives every raw event, the section's opening included (not owned).
   EventObserver* observer = nullptr;
+  /// Recorded per pass execution besides wall time (none by default: then
+  /// the callbacks read nothing but the clock).
+  MetricSet metrics;
+  /// Where `cpu`, `rss` and `instructions` are read; null: the process's
+  /// system sampler (shared_metric_sampler()). `ir` is counted here.
+  std::shared_ptr<MetricSampler> sampler;
 };
 
 /// Times every pass execution of the pipelines that use the callbacks it is
@@ -80,14 +96,27 @@ class TimingInstrument {
   void set_observer(EventObserver* observer);
   /// True once an internal failure has stopped the timing.
   bool stopped() const { return stopped_; }
+  /// The metrics the records carry, with those the machine could not give
+  /// and why: what the profile of these records says
+  /// (`Profile::metrics`). Empty without metrics.
+  const ProfileMetrics& metrics() const { return metrics_; }
 
   /// The callbacks themselves, public for benchmarks and embedders that
   /// dispatch events their own way. `ir` is the `llvm::Any` LLVM passes.
   /// Hot (`.text.hot`): the code every pass runs sits on one or two pages
   /// rather than wherever the linker would put it, which, once the pass has
   /// evicted the instruction TLB, is fewer page walks.
+  /// after_pass() without `ir` records no `ir_after`; with it, and metric
+  /// `ir`, the unit is counted after the clock is read, and `preserved`
+  /// (null for an analysis) gives the record's IR flags.
+  /// after_pass_invalidated() is the after-callback of a pass that
+  /// invalidated its unit, which it never reads (the unit may be gone).
   [[gnu::hot]] void before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept;
   [[gnu::hot]] void after_pass(std::string_view pass) noexcept;
+  [[gnu::hot]] void after_pass(std::string_view pass, const ::llvm::Any& ir,
+                               const ::llvm::PreservedAnalyses* preserved) noexcept;
+  void after_pass_invalidated(std::string_view pass,
+                              const ::llvm::PreservedAnalyses& preserved) noexcept;
   void skipped_pass(std::string_view pass, const ::llvm::Any& ir) noexcept;
 
  private:
@@ -101,9 +130,13 @@ class TimingInstrument {
   bool steady_ = false;
   /// Beside the fields every callback reads, on the same cache line.
   bool stopped_ = false;
+  /// Metric `ir` is recorded: the one test the callbacks add for metrics.
+  bool count_ir_ = false;
   TimingStateMachine state_;
   std::string scratch_label_;
   std::vector<std::string_view> scratch_symbols_;
+  std::shared_ptr<MetricSampler> sampler_;
+  ProfileMetrics metrics_;
 };
 
 /// The kernel label of the IR unit an instrumentation callback receives:
@@ -118,5 +151,16 @@ std::string_view ir_unit_label(const ::llvm::Any& ir, std::string& scratch,
 /// pass, the Module, the MachineFunction. Null for a call-graph SCC, whose
 /// functions change as passes update the call graph, and for anything else.
 [[gnu::hot]] const void* ir_unit_identity(const ::llvm::Any& ir);
+
+/// The size of the IR unit an instrumentation callback receives, for metric
+/// `ir`: the instructions of a Function, of a Loop's function, of a Module
+/// (every defined function) and of a call-graph SCC (its functions);
+/// kNotMeasured for anything else (a MachineFunction). Linear in the
+/// instructions counted: LLVM keeps no count, so the lists are walked.
+std::int64_t ir_unit_size(const ::llvm::Any& ir);
+
+/// The IrFlags of a pass that returned `preserved`: preserved-all known and
+/// whether it holds, and changed known, as `!areAllPreserved()`.
+std::uint8_t ir_flags_of(const ::llvm::PreservedAnalyses& preserved);
 
 }  // namespace passtiming::llvm
