@@ -8,6 +8,8 @@
 
 #include "ir_labels.h"
 #include "llvm/Support/Threading.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -18,6 +20,17 @@
 #include "tree_order.h"
 
 namespace passtiming::mlir {
+namespace {
+
+/// The operations under `op`, `op` included.
+std::int64_t count_operations(::mlir::Operation* op) {
+  std::int64_t count = 0;
+  op->walk([&count](::mlir::Operation*) { ++count; });
+  return count;
+}
+
+}  // namespace
+
 namespace detail {
 
 /// The state the instrumentation of every enabled pass manager shares: one
@@ -30,10 +43,17 @@ namespace detail {
 /// parent by (thread, pass), and that is how its frame finds the adaptor's.
 class SharedTimingState {
  public:
+  /// Records `metrics` read from `sampler` (null: none).
   SharedTimingState(std::shared_ptr<const Clock> clock, std::string context,
-                    EventObserver* observer)
-      : clock_(std::move(clock)) {
+                    EventObserver* observer, std::shared_ptr<MetricSampler> sampler,
+                    MetricSet metrics)
+      : clock_(std::move(clock)), sampler_(std::move(sampler)) {
     machine_.set_observer(observer);
+    if (sampler_ != nullptr && !metrics.empty()) {
+      machine_.set_metrics(sampler_.get(), metrics);
+      count_ir_ = metrics.contains(Metric::ir);
+      read_after_sample_ = true;
+    }
     machine_.enter(clock_->now_ns(), context);
   }
 
@@ -72,26 +92,64 @@ class SharedTimingState {
 
   void before_pass(::mlir::Pass* pass, ::mlir::Operation* op) {
     const ThreadKey tid = llvm::get_threadid();
-    // The label reads the operation, which this thread owns right now.
+    // The label reads the operation, which this thread owns right now; so
+    // does the count, which is taken here, before the lock, so that no
+    // other thread waits for it.
     const std::string label = mlir_adapter::op_label(op);
+    std::int64_t size = kNotMeasured;
+    std::optional<::mlir::OperationFingerPrint> print;
+    if (count_ir_) {
+      size = count_operations(op);
+      print.emplace(op);
+    }
     std::lock_guard lock(mutex_);
     if (finished_) return;
     ThreadState& thread = threads_[tid];
     if (thread.pending.active) push_pending(thread, tid, label);
+    // The pass's own size, noted in the critical section of its event.
+    if (count_ir_) machine_.note_ir(size);
     // The clock is read last, inside before_now, so the bookkeeping above
     // stays outside the pass's time.
     const std::uint32_t sequence = machine_.before_now(*clock_, name_of(pass), label, tid, nullptr);
-    thread.frames.push_back(OpenFrame{pass, sequence, {}});
+    thread.frames.push_back(OpenFrame{pass, sequence, {}, std::move(print)});
   }
 
-  void after_pass(::mlir::Pass* pass, bool failed) {
+  /// `op` is the pass's operation; null when it failed (nothing is counted).
+  void after_pass(::mlir::Pass* pass, ::mlir::Operation* op, bool failed) {
     const Nanoseconds t = clock_->now_ns();  // first, before any bookkeeping
     const ThreadKey tid = llvm::get_threadid();
+    // The figures of a successful pass: the sampler's read before the count,
+    // which is thus part of neither the pass's time nor its CPU time, and
+    // both taken before the lock, on the thread that owns the operation.
+    MetricSample end;
+    std::int64_t size = kNotMeasured;
+    std::optional<::mlir::OperationFingerPrint> print;
+    if (read_after_sample_ && !failed) {
+      machine_.read_sample(end);  // reads only the sampler, set before any pass ran
+      if (count_ir_) {
+        size = count_operations(op);
+        print.emplace(op);
+      }
+    }
     std::lock_guard lock(mutex_);
     if (finished_) return;
     ThreadState& thread = threads_[tid];
-    if (!thread.frames.empty() && thread.frames.back().pass == pass) thread.frames.pop_back();
-    machine_.after(t, name_of(pass), tid, failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0});
+    std::uint8_t ir_flags = 0;
+    if (!thread.frames.empty() && thread.frames.back().pass == pass) {
+      const OpenFrame& frame = thread.frames.back();
+      if (print && frame.print) {
+        ir_flags = *print == *frame.print ? kIrChangeKnown : kIrChangeKnown | kIrChanged;
+      }
+      thread.frames.pop_back();
+    }
+    if (read_after_sample_ && !failed) {
+      if (count_ir_) machine_.note_ir(size, ir_flags);
+      machine_.after_sampled(t, name_of(pass), end, tid);
+    } else {
+      // A failed pass's IR is not counted: its size after is not measured.
+      machine_.after(t, name_of(pass), tid,
+                     failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0});
+    }
     // MLIR stops a pipeline at its first failing pass and does not call
     // runAfterPipeline for it, so the failure closes the pipeline too.
     if (failed && !thread.frames.empty() && thread.frames.back().pass == nullptr) {
@@ -125,6 +183,8 @@ class SharedTimingState {
     const ::mlir::Pass* pass;
     std::uint32_t sequence;
     std::string pipeline;  ///< a pipeline's name
+    /// With metric `ir`: the pass's operation as it was before the pass.
+    std::optional<::mlir::OperationFingerPrint> print;
   };
   struct Pending {
     bool active = false;
@@ -177,6 +237,10 @@ class SharedTimingState {
   }
 
   std::shared_ptr<const Clock> clock_;
+  std::shared_ptr<MetricSampler> sampler_;
+  /// Set at construction, read without the lock.
+  bool count_ir_ = false;
+  bool read_after_sample_ = false;
   std::mutex mutex_;
   TimingStateMachine machine_;
   std::unordered_map<ThreadKey, ThreadState> threads_;
@@ -220,11 +284,12 @@ class TimingInstrumentation final : public ::mlir::PassInstrumentation {
   void runBeforePass(::mlir::Pass* pass, ::mlir::Operation* op) override {
     contained("runBeforePass", [&] { state_->before_pass(pass, op); });
   }
-  void runAfterPass(::mlir::Pass* pass, ::mlir::Operation*) override {
-    contained("runAfterPass", [&] { state_->after_pass(pass, /*failed=*/false); });
+  void runAfterPass(::mlir::Pass* pass, ::mlir::Operation* op) override {
+    contained("runAfterPass", [&] { state_->after_pass(pass, op, /*failed=*/false); });
   }
   void runAfterPassFailed(::mlir::Pass* pass, ::mlir::Operation*) override {
-    contained("runAfterPassFailed", [&] { state_->after_pass(pass, /*failed=*/true); });
+    // A failed pass may leave its operation in any state: it is not read.
+    contained("runAfterPassFailed", [&] { state_->after_pass(pass, nullptr, /*failed=*/true); });
   }
 
  private:
@@ -239,8 +304,19 @@ MlirPassTiming::MlirPassTiming(Options options)
     throw std::invalid_argument("threshold_ms must be a finite non-negative number");
   }
   if (!options.clock) options.clock = steady_clock();
-  state_ = std::make_shared<detail::SharedTimingState>(std::move(options.clock), context_,
-                                                       options.observer);
+  std::shared_ptr<MetricSampler> sampler;
+  if (!options.metrics.empty()) {
+    if (options.sampler) {
+      sampler = std::move(options.sampler);
+      metrics_.recorded = options.metrics;
+    } else {
+      std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(options.metrics);
+      metrics_ = system->metrics();
+      sampler = std::move(system);
+    }
+  }
+  state_ = std::make_shared<detail::SharedTimingState>(
+      std::move(options.clock), context_, options.observer, std::move(sampler), metrics_.recorded);
 }
 
 MlirPassTiming::~MlirPassTiming() = default;
@@ -260,6 +336,7 @@ Section MlirPassTiming::section() const {
 Profile MlirPassTiming::profile() const {
   Profile profile;
   profile.metadata = current_process_metadata();
+  profile.metrics = metrics_;
   profile.sections.push_back(section());
   return profile;
 }

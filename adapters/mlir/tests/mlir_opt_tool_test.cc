@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -289,6 +290,70 @@ TEST(MlirOptToolTest, WritesTheFilesTheEnvironmentNames) {
   ASSERT_EQ(replayed.sections.size(), 1u);
   EXPECT_EQ(replayed.sections[0].records.size(), written.sections[0].records.size());
   fs::remove_all(dir);
+}
+
+/// PASSTIMING_METRICS, as every event source reads it: the profile is
+/// version 2 with the metrics' values, and the event log carries them too.
+TEST(MlirOptToolTest, MetricsFromTheEnvironmentGoIntoTheProfileAndTheLog) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("passtiming-mlir-metrics-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string profile = (dir / "p.json").string();
+  const std::string events = (dir / "e.jsonl").string();
+  const std::string command =
+      "PASSTIMING_METRICS=cpu,ir PASSTIMING_PROFILE='" + profile + "' PASSTIMING_EVENTS='" +
+      events + "' " + std::string(PASSTIMING_MLIR_OPT) + " " + PASSTIMING_MLIR_TEST_DATA +
+      "/fold.mlir '--pass-pipeline=builtin.module(func.func(canonicalize))' -o /dev/null 2>" +
+      (dir / "err").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(dir / "err");
+  const std::string text = read_text(profile);
+  EXPECT_EQ(text.rfind("{\"format\":\"passtiming-profile\",\"version\":2,", 0), 0u) << text;
+  const passtiming::Profile written = passtiming::load_profile(profile);
+  passtiming::MetricSet cpu_ir;
+  cpu_ir.insert(passtiming::Metric::cpu);
+  cpu_ir.insert(passtiming::Metric::ir);
+  EXPECT_EQ(written.metrics.recorded, cpu_ir);
+  ASSERT_EQ(written.sections.size(), 1u);
+  const passtiming::Section& s = written.sections[0];
+  ASSERT_EQ(s.metrics.size(), s.records.size());
+  int canonicalized = 0;
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    const passtiming::RecordMetrics& m = s.metrics[i];
+    EXPECT_LE(m.cpu_self_ns, m.cpu_ns);
+    if (s.name_of(s.records[i]) != "Canonicalizer") continue;
+    ++canonicalized;
+    const bool f = s.kernel_of(s.records[i]) == "f";
+    EXPECT_EQ(m.ir_before, f ? 4 : 2);
+    EXPECT_EQ(m.ir_after, 2);
+    EXPECT_EQ(m.ir_flags,
+              f ? passtiming::kIrChangeKnown | passtiming::kIrChanged : passtiming::kIrChangeKnown);
+  }
+  EXPECT_EQ(canonicalized, 2);
+  // The event log replays to the same figures.
+  std::ifstream log(events);
+  const passtiming::Profile replayed = passtiming::replay_event_log(log, events);
+  ASSERT_EQ(replayed.sections.size(), 1u);
+  EXPECT_EQ(replayed.metrics.recorded, cpu_ir);
+  fs::remove_all(dir);
+}
+
+TEST(MlirOptToolTest, AnUnknownMetricIsAUsageErrorNamingTheVariable) {
+  const ToolRun run =
+      run_tool("--passtiming " + std::string(PASSTIMING_MLIR_TEST_DATA) + "/fold.mlir");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string command = "PASSTIMING_METRICS=cpu,cycles " + std::string(PASSTIMING_MLIR_OPT) +
+                              " --passtiming " + PASSTIMING_MLIR_TEST_DATA +
+                              "/fold.mlir -o /dev/null 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string err;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) err += buffer;
+  const int raw = ::pclose(pipe);
+  EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2);
+  EXPECT_EQ(err,
+            "passtiming-mlir-opt: error: PASSTIMING_METRICS: unknown metric 'cycles' (known: cpu, "
+            "rss, ir, instructions, all, none)\n");
 }
 
 }  // namespace

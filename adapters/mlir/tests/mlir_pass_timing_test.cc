@@ -279,5 +279,140 @@ TEST_F(MlirPassTimingTest, FailingNestedPassIsClosedAndMarked) {
   }
 }
 
+// Metric `ir`: operations under the pass's operation, itself included.
+
+/// @f: func.func, arith.constant, arith.addi, func.return (4), which
+/// canonicalize folds to func.func and func.return (2); @g is those 2
+/// already. The module: itself and both functions, 7.
+constexpr const char* kFoldModule = R"(module {
+  func.func @f(%x: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %a = arith.addi %x, %c0 : i32
+    return %a : i32
+  }
+  func.func @g(%x: i32) -> i32 {
+    return %x : i32
+  }
+})";
+
+MetricSet metric_set(std::initializer_list<Metric> metrics) {
+  MetricSet set;
+  for (Metric m : metrics) set.insert(m);
+  return set;
+}
+
+/// The metrics of each record, by "Name(kernel)".
+std::map<std::string, RecordMetrics> metrics_by_display(const Section& s) {
+  EXPECT_EQ(s.metrics.size(), s.records.size());
+  std::map<std::string, RecordMetrics> out;
+  for (std::size_t i = 0; i < s.records.size() && i < s.metrics.size(); ++i) {
+    const std::string key =
+        std::string(s.name_of(s.records[i])) + "(" + std::string(s.kernel_of(s.records[i])) + ")";
+    EXPECT_EQ(out.count(key), 0u) << "two records " << key;
+    out[key] = s.metrics[i];
+  }
+  return out;
+}
+
+constexpr std::uint8_t kChanged = kIrChangeKnown | kIrChanged;
+constexpr std::uint8_t kUnchanged = kIrChangeKnown;
+
+void expect_ir(const std::map<std::string, RecordMetrics>& m, const std::string& record,
+               std::int64_t before, std::int64_t after, std::uint8_t flags) {
+  SCOPED_TRACE(record);
+  ASSERT_EQ(m.count(record), 1u);
+  EXPECT_EQ(m.at(record).ir_before, before);
+  EXPECT_EQ(m.at(record).ir_after, after);
+  EXPECT_EQ(m.at(record).ir_flags, flags);
+}
+
+TEST_F(MlirPassTimingTest, IrCountsOperationsAndTheFingerprintTellsAChange) {
+  context_->disableMultithreading();
+  auto module = parse(kFoldModule);
+  ::mlir::PassManager pm(context_.get());
+  pm.nest<::mlir::func::FuncOp>().addPass(::mlir::createCanonicalizerPass());
+  pm.addPass(::mlir::createCSEPass());
+  Options options;
+  options.metrics = metric_set({Metric::ir});
+  MlirPassTiming timing(options);
+  EXPECT_EQ(timing.metrics().recorded, metric_set({Metric::ir}));
+  EXPECT_TRUE(timing.metrics().unavailable.empty());
+  timing.enable(pm);
+  ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
+  timing.finish();
+  const Section s = timing.section();
+  ASSERT_EQ(s.records.size(), 6u);
+  const std::map<std::string, RecordMetrics> m = metrics_by_display(s);
+  expect_ir(m, "Canonicalizer(f)", 4, 2, kChanged);
+  expect_ir(m, "Canonicalizer(g)", 2, 2, kUnchanged);
+  expect_ir(m, std::string(kAdaptor) + "(f +1 more)", 7, 5, kChanged);
+  expect_ir(m, "CSE(f +1 more)", 5, 5, kUnchanged);
+  // A pipeline is no pass: it has no IR of its own.
+  expect_ir(m, std::string(kPipeline) + "(f)", kNotMeasured, kNotMeasured, 0);
+  EXPECT_EQ(m.at("CSE(f +1 more)").cpu_ns, kNotMeasured);
+  EXPECT_EQ(timing.profile().metrics.recorded, metric_set({Metric::ir}));
+}
+
+TEST_F(MlirPassTimingTest, IrIsCountedOnEachWorkerThread) {
+  context_->enableMultithreading(true);
+  // module_text's functions have 8 operations, which canonicalize folds to
+  // 4: func.func, arith.constant 9, arith.addi, func.return.
+  constexpr int kFunctions = 32;
+  auto module = parse(module_text(kFunctions));
+  ::mlir::PassManager pm(context_.get());
+  ::mlir::OpPassManager& functions = pm.nest<::mlir::func::FuncOp>();
+  functions.addPass(::mlir::createCanonicalizerPass());
+  functions.addPass(::mlir::createCSEPass());
+  Options options;
+  options.metrics = metric_set({Metric::ir, Metric::cpu});
+  MlirPassTiming timing(options);
+  timing.enable(pm);
+  ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
+  timing.finish();
+  const Section s = timing.section();
+  ASSERT_EQ(s.records.size(), static_cast<std::size_t>(1 + 3 * kFunctions));
+  const std::map<std::string, RecordMetrics> m = metrics_by_display(s);
+  for (int i = 0; i < kFunctions; ++i) {
+    const std::string k = "(k" + std::to_string(i) + ")";
+    expect_ir(m, "Canonicalizer" + k, 8, 4, kChanged);
+    expect_ir(m, "CSE" + k, 4, 4, kUnchanged);
+  }
+  expect_ir(m, std::string(kAdaptor) + "(k0 +" + std::to_string(kFunctions - 1) + " more)",
+            1 + 8 * kFunctions, 1 + 4 * kFunctions, kChanged);
+  for (const RecordMetrics& r : s.metrics) {
+    EXPECT_GE(r.cpu_self_ns, 0);
+    EXPECT_LE(r.cpu_self_ns, r.cpu_ns);
+  }
+}
+
+TEST_F(MlirPassTimingTest, AFailingPassHasNoIrSizeAfterIt) {
+  context_->disableMultithreading();
+  auto module = parse(module_text(3, /*with_bad=*/true));
+  ::mlir::PassManager pm(context_.get());
+  pm.nest<::mlir::func::FuncOp>().addPass(std::make_unique<FailOnBadFunction>());
+  Options options;
+  options.metrics = metric_set({Metric::ir});
+  MlirPassTiming timing(options);
+  timing.enable(pm);
+  ASSERT_TRUE(::mlir::failed(pm.run(*module)));
+  timing.finish();
+  const std::map<std::string, RecordMetrics> m = metrics_by_display(timing.section());
+  expect_ir(m, "FailOnBadFunction(k0)", 8, 8, kUnchanged);
+  expect_ir(m, "FailOnBadFunction(bad)", 8, kNotMeasured, 0);
+  expect_ir(m, std::string(kAdaptor) + "(k0 +2 more)", 25, kNotMeasured, 0);
+}
+
+TEST_F(MlirPassTimingTest, WithoutMetricsNothingIsCounted) {
+  context_->disableMultithreading();
+  auto module = parse(kFoldModule);
+  ::mlir::PassManager pm(context_.get());
+  pm.nest<::mlir::func::FuncOp>().addPass(::mlir::createCanonicalizerPass());
+  MlirPassTiming timing;
+  timing.enable(pm);
+  ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
+  EXPECT_TRUE(timing.section().metrics.empty());
+  EXPECT_TRUE(timing.profile().metrics.empty());
+}
+
 }  // namespace
 }  // namespace passtiming::mlir

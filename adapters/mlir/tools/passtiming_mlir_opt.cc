@@ -7,9 +7,11 @@
 /// the passes that completed before the failure are never lost. As every
 /// event source does, it writes the JSON profile to PASSTIMING_PROFILE (when
 /// --passtiming-profile is not given) and streams the event log to
-/// PASSTIMING_EVENTS; either variable turns timing on. Exit status:
+/// PASSTIMING_EVENTS; either variable turns timing on. PASSTIMING_METRICS
+/// (cpu,rss,ir,instructions) adds those figures to every record of the
+/// profile and the event log. Exit status:
 /// 0 on success, 1 when mlir-opt fails, 2 for a bad --passtiming-* value or
-/// an unwritable profile.
+/// an unwritable profile, or an unknown metric in PASSTIMING_METRICS.
 
 #include <cstdio>
 #include <exception>
@@ -31,6 +33,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "passtiming/event_log_writer.h"
+#include "passtiming/metric_sampler.h"
 #include "passtiming/mlir.h"
 #include "passtiming/outputs.h"
 #include "passtiming/profile_io.h"
@@ -108,7 +111,14 @@ int main(int argc, char** argv) {
 
   auto [input_path, output_path] = mlir::registerAndParseCLIOptions(
       argc, argv, "passtiming-mlir-opt: mlir-opt with per-pass timing\n", registry);
-  const passtiming::OutputSettings outputs = passtiming::OutputSettings::from_environment();
+  passtiming::OutputSettings outputs;
+  try {
+    outputs = passtiming::OutputSettings::from_environment();
+  } catch (const std::exception& error) {
+    // The message names the variable (e.g. "PASSTIMING_METRICS: unknown ...").
+    llvm::errs() << "passtiming-mlir-opt: error: " << error.what() << "\n";
+    return kUsageError;
+  }
   const std::optional<double> threshold = requested_threshold(outputs);
 
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
@@ -121,10 +131,17 @@ int main(int argc, char** argv) {
 
   std::shared_ptr<passtiming::mlir::MlirPassTiming> timing;
   std::unique_ptr<passtiming::EventLogWriter> events;
+  // The process's sampler for the metrics, held so that the event log and
+  // the timing get the same one and agree on what is unavailable.
+  std::shared_ptr<passtiming::SystemMetricSampler> sampler;
+  if (threshold && !outputs.metrics.empty()) {
+    sampler = passtiming::shared_metric_sampler(outputs.metrics);
+  }
   if (threshold && outputs.events_path) {
     try {
-      events = passtiming::EventLogWriter::open(*outputs.events_path,
-                                                passtiming::current_process_metadata());
+      events = passtiming::EventLogWriter::open(
+          *outputs.events_path, passtiming::current_process_metadata(),
+          sampler ? sampler->metrics() : passtiming::ProfileMetrics{});
     } catch (const std::exception& error) {
       llvm::errs() << "passtiming-mlir-opt: error: PASSTIMING_EVENTS: " << error.what() << "\n";
       return kUsageError;
@@ -132,8 +149,8 @@ int main(int argc, char** argv) {
   }
   if (threshold) {
     try {
-      timing = std::make_shared<passtiming::mlir::MlirPassTiming>(
-          passtiming::mlir::Options{.threshold_ms = *threshold, .observer = events.get()});
+      timing = std::make_shared<passtiming::mlir::MlirPassTiming>(passtiming::mlir::Options{
+          .threshold_ms = *threshold, .observer = events.get(), .metrics = outputs.metrics});
     } catch (const std::exception& error) {
       llvm::errs() << "passtiming-mlir-opt: error: --passtiming-threshold-ms: " << error.what()
                    << "\n";

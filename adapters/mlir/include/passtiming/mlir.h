@@ -6,6 +6,14 @@
 /// it, so every record has the depth and parent it has in the pass tree and
 /// the top-level total counts every nanosecond once.
 ///
+/// With the metric `ir` (metrics.h), a record also holds the number of
+/// operations under the pass's operation (the operation itself included)
+/// before and after the pass, and `ir_changed`: whether MLIR's
+/// OperationFingerPrint of the operation differs after the pass (a change
+/// to any nested operation's attributes, location, operands, blocks,
+/// successors or result types, or an operation replaced, even by an
+/// identical one). A pass that fails records no size after it.
+///
 /// This header includes no MLIR header, so code built with RTTI can use it;
 /// the adapter's own sources are built like MLIR itself (without RTTI).
 
@@ -13,6 +21,8 @@
 #include <string>
 
 #include "passtiming/clock.h"
+#include "passtiming/metric_sampler.h"
+#include "passtiming/metrics.h"
 #include "passtiming/profile.h"
 #include "passtiming/timing_state.h"
 
@@ -34,6 +44,12 @@ struct Options {
   /// Receives every raw event as well (not owned; null for none). Called
   /// while the adapter's lock is held, from MLIR's threads.
   EventObserver* observer = nullptr;
+  /// Recorded per pass execution besides wall time (none by default).
+  MetricSet metrics;
+  /// Where `cpu`, `rss` and `instructions` are read, on the thread that runs
+  /// the pass; null: the process's system sampler (shared_metric_sampler()).
+  /// `ir` is counted by the adapter.
+  std::shared_ptr<MetricSampler> sampler;
 };
 
 namespace detail {
@@ -68,8 +84,12 @@ class MlirPassTiming {
 
   /// The completed records (a copy, safe to read while MLIR runs).
   Section section() const;
-  /// One section with this process's metadata, for the JSON profile.
+  /// One section with this process's metadata and metrics(), for the JSON
+  /// profile.
   Profile profile() const;
+  /// The metrics the records carry, with those the machine could not give
+  /// and why (`Profile::metrics`). Empty without metrics.
+  const ProfileMetrics& metrics() const { return metrics_; }
   /// Sum of the top-level inclusive durations, in seconds.
   double total_duration_s() const;
   double threshold_ms() const { return threshold_ms_; }
@@ -82,6 +102,7 @@ class MlirPassTiming {
  private:
   double threshold_ms_;
   std::string context_;
+  ProfileMetrics metrics_;
   std::shared_ptr<detail::SharedTimingState> state_;
 };
 
