@@ -16,7 +16,9 @@
 # Settings from the environment: RUNS (10), TRIES (20), SPIN_TRIES (5),
 # SPINS_MS ("0.2 0.5 1 1.5 2 5 10"), PASS (IPSCCPPass), MEASURE (empty: the
 # gate's default), METRICS (PASSTIMING_METRICS of the compiles, e.g. cpu),
-# GATE_FLAGS (more flags for the gate).
+# GATE_FLAGS (more flags for the gate), ORDER (alternate: the two sides'
+# compiles alternate, a-1 b-1 a-2 ..., as docs/gate.md advises; blocks: all
+# of side a, then all of side b).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
@@ -30,6 +32,7 @@ SPINS_MS="${SPINS_MS:-0.2 0.5 1 1.5 2 5 10}"
 PASS="${PASS:-IPSCCPPass}"
 MEASURE="${MEASURE:-}"
 METRICS="${METRICS:-}"
+ORDER="${ORDER:-alternate}"
 read -r -a EXTRA <<<"${GATE_FLAGS:-}"
 CLANG="${CLANG:-clang-19}"
 
@@ -51,6 +54,30 @@ side() {
     PASSTIMING_METRICS="$METRICS" \
     "$PASSTIMING" run --no-report --repeat "$RUNS" -o "$WORK/$name-%r.json" -- \
     "$CLANG" -O2 -c "-fpass-plugin=$SPIN_PLUGIN" "$INPUT" -o "$WORK/out.o"
+}
+
+# One compile into $WORK/$1-$3.json, the pass spinning $2 ms.
+compile_one() {
+  local name="$1" spin_ms="$2" run="$3"
+  PASSTIMING_SPIN_PASS="$PASS" PASSTIMING_SPIN_US="$(python3 -c "print($spin_ms * 1000)")" \
+    PASSTIMING_METRICS="$METRICS" \
+    "$PASSTIMING" run --no-report -o "$WORK/$name-$run.json" -- \
+    "$CLANG" -O2 -c "-fpass-plugin=$SPIN_PLUGIN" "$INPUT" -o "$WORK/out.o"
+}
+
+# Both sides, RUNS compiles each, in ORDER: side a spinning 0 ms, side b $1.
+sides() {
+  local spin_ms="$1"
+  if [[ "$ORDER" == blocks ]]; then
+    side a 0
+    side b "$spin_ms"
+    return
+  fi
+  rm -f "$WORK"/a-*.json "$WORK"/b-*.json
+  for ((run = 1; run <= RUNS; run++)); do
+    compile_one a 0 "$run"
+    compile_one b "$spin_ms" "$run"
+  done
 }
 
 # The gate of side a against side b; prints the flagged passes, one line,
@@ -80,15 +107,14 @@ EOF
 }
 
 echo "calibrate: $("$CLANG" --version | head -1) -O2 -c examples/c/particles.c," \
-  "$RUNS runs per side, metrics '${METRICS:-none}', gate flags: --measure ${MEASURE:-default} ${EXTRA[*]:-}"
+  "$RUNS runs per side ($ORDER), metrics '${METRICS:-none}', gate flags: --measure ${MEASURE:-default} ${EXTRA[*]:-}"
 side warmup 0 >/dev/null
 
 false_tries=0
 flagged_passes=""
 tested_counts=""
 for ((try = 1; try <= TRIES; try++)); do
-  side a 0
-  side b 0
+  sides 0
   IFS=$'\t' read -r flagged _ measure tested < <(gate)
   tested_counts+="$tested "
   if [[ "$flagged" != "-" ]]; then
@@ -104,8 +130,7 @@ for spin in $SPINS_MS; do
   others=""
   deltas=""
   for ((try = 1; try <= SPIN_TRIES; try++)); do
-    side a 0
-    side b "$spin"
+    sides "$spin"
     IFS=$'\t' read -r flagged delta measure _ < <(gate)
     deltas+="$delta "
     [[ ";$flagged;" == *";$PASS;"* ]] && hits=$((hits + 1))
