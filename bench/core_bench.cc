@@ -15,12 +15,12 @@
 #include <memory>
 
 #include "passtiming/passtiming.h"
+#include "three_deep_stream.h"
 
 namespace {
 
 using namespace passtiming;
 
-constexpr int kPairsPerIteration = 3;
 /// Records are cleared (a new PassContext entered) this often so memory stays
 /// bounded; the cost is amortised over a million pairs.
 constexpr std::int64_t kIterationsPerContext = 1 << 18;
@@ -40,39 +40,7 @@ BENCHMARK(BM_Floor_TwoClockReads);
 void BM_Instrument_Direct3Deep(benchmark::State& state) {
   TileLangPassTimingInstrument timing;
   PassInstrumentPtr instrument = timing.instrument();
-  const IRModule mod({{"main", "matmul_kernel"}});
-  const PassInfo outer{"tl.LowerAndLegalize", 0, {}};
-  const PassInfo middle{"tl.LayoutPipeline", 0, {}};
-  const PassInfo inner{"tl.LowerTileOp", 0, {}};
-  // One untimed context first: the record storage it grows is kept by the
-  // next enter_pass_ctx, so the timed loop measures the steady state of a
-  // process that compiles many kernels (first-touch page faults of a new
-  // context's storage are a one-off, and very slow on a virtual machine).
-  instrument->enter_pass_ctx();
-  for (std::int64_t i = 0; i < kIterationsPerContext; ++i) {
-    instrument->run_before_pass(mod, outer);
-    instrument->run_before_pass(mod, middle);
-    instrument->run_before_pass(mod, inner);
-    instrument->run_after_pass(mod, inner);
-    instrument->run_after_pass(mod, middle);
-    instrument->run_after_pass(mod, outer);
-  }
-  std::int64_t n = 0;
-  instrument->enter_pass_ctx();
-  for (auto _ : state) {
-    instrument->run_before_pass(mod, outer);
-    instrument->run_before_pass(mod, middle);
-    instrument->run_before_pass(mod, inner);
-    instrument->run_after_pass(mod, inner);
-    instrument->run_after_pass(mod, middle);
-    instrument->run_after_pass(mod, outer);
-    if (++n == kIterationsPerContext) {
-      n = 0;
-      instrument->enter_pass_ctx();
-    }
-  }
-  instrument->exit_pass_ctx();
-  state.SetItemsProcessed(state.iterations() * kPairsPerIteration);
+  bench::time_three_deep_stream(state, *instrument, kIterationsPerContext);
   state.SetLabel("per pair");
 }
 BENCHMARK(BM_Instrument_Direct3Deep);
@@ -101,7 +69,7 @@ void BM_Instrument_ThroughPassContext3Deep(benchmark::State& state) {
     }
   }
   scope.reset();
-  state.SetItemsProcessed(state.iterations() * kPairsPerIteration);
+  state.SetItemsProcessed(state.iterations() * bench::kThreeDeepPairs);
   state.SetLabel("per pair");
 }
 BENCHMARK(BM_Instrument_ThroughPassContext3Deep);

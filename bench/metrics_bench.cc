@@ -10,12 +10,12 @@
 
 #include "passtiming/metric_sampler.h"
 #include "passtiming/passtiming.h"
+#include "three_deep_stream.h"
 
 namespace {
 
 using namespace passtiming;
 
-constexpr int kPairsPerIteration = 3;
 constexpr std::int64_t kIterationsPerContext = 1 << 16;
 
 MetricSet metrics_of(std::int64_t bits) {
@@ -37,37 +37,7 @@ void BM_Metrics_Instrument3Deep(benchmark::State& state) {
   TileLangPassTimingInstrument timing;
   timing.record_metrics(set);
   PassInstrumentPtr instrument = timing.instrument();
-  const IRModule mod({{"main", "matmul_kernel"}});
-  const PassInfo outer{"tl.LowerAndLegalize", 0, {}};
-  const PassInfo middle{"tl.LayoutPipeline", 0, {}};
-  const PassInfo inner{"tl.LowerTileOp", 0, {}};
-  // One untimed context first, as core_bench does: the record storage it
-  // grows is kept, so every variant is timed in the steady state.
-  instrument->enter_pass_ctx();
-  for (std::int64_t i = 0; i < kIterationsPerContext; ++i) {
-    instrument->run_before_pass(mod, outer);
-    instrument->run_before_pass(mod, middle);
-    instrument->run_before_pass(mod, inner);
-    instrument->run_after_pass(mod, inner);
-    instrument->run_after_pass(mod, middle);
-    instrument->run_after_pass(mod, outer);
-  }
-  std::int64_t n = 0;
-  instrument->enter_pass_ctx();
-  for (auto _ : state) {
-    instrument->run_before_pass(mod, outer);
-    instrument->run_before_pass(mod, middle);
-    instrument->run_before_pass(mod, inner);
-    instrument->run_after_pass(mod, inner);
-    instrument->run_after_pass(mod, middle);
-    instrument->run_after_pass(mod, outer);
-    if (++n == kIterationsPerContext) {
-      n = 0;
-      instrument->enter_pass_ctx();
-    }
-  }
-  instrument->exit_pass_ctx();
-  state.SetItemsProcessed(state.iterations() * kPairsPerIteration);
+  bench::time_three_deep_stream(state, *instrument, kIterationsPerContext);
   state.SetLabel(label_of(set, timing.metrics(), "pair"));
 }
 // none, cpu, rss, instructions, cpu+rss+instructions (ir is the source's).
