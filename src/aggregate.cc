@@ -20,13 +20,6 @@ Nanoseconds percentile(std::vector<Nanoseconds>& samples, unsigned percent) {
   return *nth;
 }
 
-double median(std::vector<double>& values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 /// The id a record is grouped by within its section: a NameId for pass and
 /// kernel, and one id for the whole section when grouping by context.
 NameId group_id(const Record& r, GroupBy by) {
@@ -71,6 +64,13 @@ std::vector<bool> nested_in_same_group(const Section& s, GroupBy by) {
 }
 
 }  // namespace
+
+double median_of(std::vector<double>& values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 std::optional<GroupBy> parse_group_by(std::string_view text) {
   if (text == "pass") return GroupBy::pass;
@@ -194,8 +194,8 @@ std::vector<DiffRow> diff_profiles(
       selfs.push_back(found ? static_cast<double>(it->second.self_ns) : 0.0);
       counts.push_back(found ? static_cast<double>(it->second.executions) : 0.0);
     }
-    self = median(selfs);
-    count = median(counts);
+    self = median_of(selfs);
+    count = median_of(counts);
   };
   std::vector<DiffRow> rows;
   rows.reserve(keys.size());

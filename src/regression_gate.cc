@@ -5,6 +5,8 @@
 #include <numeric>
 #include <set>
 
+#include "passtiming/aggregate.h"
+
 namespace passtiming {
 namespace {
 
@@ -62,13 +64,6 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
     adjusted[order[k]] = running_max;
   }
   return adjusted;
-}
-
-double median_of(std::vector<double>& values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, double>>& base,

@@ -17,6 +17,10 @@
 
 namespace passtiming {
 
+/// The median of `values` (reordered): the middle value, or the mean of the
+/// two middle values; 0 when empty.
+double median_of(std::vector<double>& values);
+
 /// What the rows of an aggregate are keyed by.
 enum class GroupBy { pass, kernel, context };
 

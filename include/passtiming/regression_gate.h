@@ -92,9 +92,6 @@ struct GateResult {
 /// family-wise level alpha when its adjusted p is at most alpha.
 std::vector<double> holm_adjust(std::span<const double> p_values);
 
-/// The median of `values` (reordered); 0 when empty.
-double median_of(std::vector<double>& values);
-
 /// The gate over per-run values: base[i] maps each group present in base
 /// run i to its value there, next likewise. Both sides need at least one
 /// run.
