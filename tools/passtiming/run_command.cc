@@ -253,7 +253,13 @@ Action add_run_command(CLI::App& app) {
   return [options]() -> int {
     try {
       parse_threshold_ms(options->threshold, "--threshold-ms");
-      if (options->metrics) parse_metrics(*options->metrics, "--metrics");
+      if (options->metrics) {
+        parse_metrics(*options->metrics, "--metrics");
+      } else if (const char* inherited = std::getenv("PASSTIMING_METRICS")) {
+        // The command would see it: a bad value is refused here, once,
+        // rather than by every compile it runs.
+        parse_metrics(inherited, "PASSTIMING_METRICS");
+      }
     } catch (const ConfigError& e) {
       std::fprintf(stderr, "passtiming run: %s\n", e.what());
       return kExitUsage;

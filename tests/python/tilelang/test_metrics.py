@@ -208,3 +208,18 @@ def test_passtiming_run_rejects_an_unknown_metric(tmp_path, passtiming_cli):
     assert result.returncode == 2
     assert "--metrics: unknown metric 'memory'" in result.stderr
     assert "never runs" not in result.stdout
+
+
+def test_passtiming_run_rejects_an_unknown_metric_it_would_hand_on(tmp_path, passtiming_cli):
+    # Without --metrics the command inherits PASSTIMING_METRICS: a bad value
+    # is refused before anything runs, naming the variable.
+    script = write_script(tmp_path, "print('never runs')\n")
+    result = run(
+        passtiming_cli, "--", sys.executable, str(script), env={"PASSTIMING_METRICS": "cpu,cycles"}
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        "passtiming run: PASSTIMING_METRICS: unknown metric 'cycles' "
+        "(known: cpu, rss, ir, instructions, all, none)\n"
+    )
+    assert "never runs" not in result.stdout
