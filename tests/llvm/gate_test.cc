@@ -3,17 +3,14 @@
 // spin plugin (bench/gate/spin_plugin.cc).
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "passtiming/profile.h"
 #include "passtiming/profile_io.h"
+#include "shell_test.h"
 
 namespace passtiming {
 namespace {
@@ -25,44 +22,12 @@ const std::string kClang = PASSTIMING_CLANG;
 const std::string kSpinPlugin = PASSTIMING_SPIN_PLUGIN;
 const std::string kExample = std::string(PASSTIMING_EXAMPLES_DIR) + "/particles.c";
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using Result = testing::ShellResult;
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-class GateTest : public ::testing::Test {
+class GateTest : public testing::ShellTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() /
-          ("passtiming-gate-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir);
-  }
-  /// `command` through the shell in the scratch directory, without the
-  /// PASSTIMING_* settings of the environment the tests run in.
-  Result run(const std::string& command) {
-    const std::string line = "cd '" + dir.string() +
-                             "' && env -u PASSTIMING_PROFILE -u PASSTIMING_EVENTS -u "
-                             "PASSTIMING_REPORT -u PASSTIMING_METRICS " +
-                             command + " >out.txt 2>err.txt";
-    const int raw = std::system(line.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    r.out = read(dir / "out.txt");
-    r.err = read(dir / "err.txt");
-    return r;
-  }
+  GateTest() : ShellTest("gate") {}
+
   /// `runs` compiles of particles.c into NAME-%r.json, IPSCCPPass spinning
   /// `spin_us` before each of its executions (once per compile).
   Result compile_side(const std::string& name, int runs, int spin_us) {
@@ -97,7 +62,6 @@ class GateTest : public ::testing::Test {
   Result gate(const std::string& flags = "") {
     return run("'" + kCli + "' diff --gate --format json --base a-*.json --new b-*.json " + flags);
   }
-  fs::path dir;
 };
 
 TEST_F(GateTest, RepeatWritesOneProfilePerRun) {

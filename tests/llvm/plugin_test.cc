@@ -1,8 +1,6 @@
 // The pass plugin and `passtiming run` against the real clang-19 and opt-19.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -19,6 +17,7 @@
 #include "passtiming/metric_sampler.h"
 #include "passtiming/profile.h"
 #include "passtiming/profile_json.h"
+#include "shell_test.h"
 
 namespace passtiming {
 namespace {
@@ -32,13 +31,6 @@ const std::string kOpt = PASSTIMING_OPT;
 const std::string kData = PASSTIMING_TEST_DATA_DIR;
 const std::string kExample = std::string(PASSTIMING_EXAMPLES_DIR) + "/particles.c";
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 std::size_t count_of(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
   for (std::size_t at = text.find(needle); at != std::string::npos;
@@ -48,41 +40,11 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
   return n;
 }
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = testing::ShellResult;
 
-/// A scratch directory per test, and commands run through the shell in it
-/// with stdout and stderr captured. Commands never inherit PASSTIMING_*.
-class PluginTest : public ::testing::Test {
+class PluginTest : public testing::ShellTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() /
-          ("passtiming-llvm-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir);
-  }
-
-  Result run(const std::string& command) {
-    const std::string line = "cd '" + dir.string() +
-                             "' && env -u PASSTIMING_THRESHOLD_MS -u PASSTIMING_PROFILE -u "
-                             "PASSTIMING_EVENTS -u PASSTIMING_REPORT -u PASSTIMING_CONTEXT -u "
-                             "PASSTIMING_ANALYSES -u PASSTIMING_METRICS " +
-                             command + " >out.txt 2>err.txt";
-    const int raw = std::system(line.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    r.out = read(dir / "out.txt");
-    r.err = read(dir / "err.txt");
-    return r;
-  }
-
-  fs::path dir;
+  PluginTest() : ShellTest("llvm") {}
 };
 
 std::string plugin_flag() {
@@ -98,7 +60,8 @@ TEST_F(PluginTest, ClangPrintsOneReportAndTheObjectIsByteIdentical) {
   EXPECT_NE(timed.err.find("ModuleToFunctionPassAdaptor(" + kExample + ")"), std::string::npos);
   EXPECT_NE(timed.err.find("    InstCombinePass(main)"), std::string::npos);
   EXPECT_NE(timed.err.find("Top 10 Slowest Passes by Inclusive Time:"), std::string::npos);
-  const std::string a = read(dir / "plain.o"), b = read(dir / "timed.o");
+  const std::string a = testing::read_text(dir / "plain.o"),
+                    b = testing::read_text(dir / "timed.o");
   ASSERT_FALSE(a.empty());
   EXPECT_TRUE(a == b) << "the plugin changed the object file";
 }
@@ -121,7 +84,7 @@ TEST_F(PluginTest, ProfileHasRealDepthsAndSelfTimesAddUpToTheTotal) {
     if (e.path().filename().string().rfind("prof-", 0) == 0) profiles.push_back(e.path());
   }
   ASSERT_EQ(profiles.size(), 1u);
-  Profile profile = parse_profile_json(read(profiles[0]), profiles[0].string());
+  Profile profile = parse_profile_json(testing::read_text(profiles[0]), profiles[0].string());
   ASSERT_EQ(profile.sections.size(), 1u);
   const Section& s = profile.sections[0];
   ASSERT_GT(s.records.size(), 1000u);
@@ -157,7 +120,7 @@ TEST_F(PluginTest, MllvmOptionsWorkWhenThePluginIsAlsoLoadedWithFplugin) {
                  kExample + " -o x.o");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  const std::string report = read(dir / "report.txt");
+  const std::string report = testing::read_text(dir / "report.txt");
   EXPECT_NE(report.find("\nContext: tu=particles\n"), std::string::npos) << report;
   EXPECT_NE(report.find("(inclusive threshold: 1.0ms)"), std::string::npos);
 }
@@ -170,7 +133,7 @@ TEST_F(PluginTest, MalformedSettingIsOneMessageAndTheCompileGoesOnUntimed) {
   EXPECT_EQ(r.err,
             "passtiming: PASSTIMING_THRESHOLD_MS must be a finite non-negative number (got "
             "'abc'); this compile is not timed\n");
-  EXPECT_TRUE(read(dir / "plain.o") == read(dir / "x.o"));
+  EXPECT_TRUE(testing::read_text(dir / "plain.o") == testing::read_text(dir / "x.o"));
 }
 
 /// The metrics of the records named NAME(KERNEL).
@@ -196,7 +159,7 @@ TEST_F(PluginTest, MetricsFromTheOptionGiveAVersion2ProfileWithCpuRssAndIr) {
           kExample + " -o x.o");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  const std::string text = read(dir / "prof.json");
+  const std::string text = testing::read_text(dir / "prof.json");
   EXPECT_EQ(text.rfind("{\"format\":\"passtiming-profile\",\"version\":2,", 0), 0u);
   EXPECT_NE(text.find("\"metrics\":{\"recorded\":[\"cpu\",\"rss\",\"ir\"],\"unavailable\":{}}"),
             std::string::npos);
@@ -232,7 +195,7 @@ TEST_F(PluginTest, IrSizesAndFlagsOfAFunctionPipelineAreExact) {
           kData + "/metrics.ll -disable-output");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  const Profile profile = parse_profile_json(read(dir / "prof.json"), "prof.json");
+  const Profile profile = parse_profile_json(testing::read_text(dir / "prof.json"), "prof.json");
   EXPECT_EQ(profile.metrics.recorded, metric_set({Metric::ir}));
   ASSERT_EQ(profile.sections.size(), 1u);
   const std::map<std::string, RecordMetrics> m = metrics_by_display(profile.sections[0]);
@@ -267,7 +230,7 @@ TEST_F(PluginTest, AnUnavailableMetricIsNamedWithItsReasonAndHasNoValues) {
           kOpt + " -load-pass-plugin=" + kPlugin + " -passes='function(instcombine)' " + kData +
           "/metrics.ll -disable-output");
   ASSERT_EQ(r.status, 0) << r.err;
-  const std::string text = read(dir / "prof.json");
+  const std::string text = testing::read_text(dir / "prof.json");
   const Profile profile = parse_profile_json(text, "prof.json");
   ASSERT_EQ(profile.sections.size(), 1u);
   const Section& s = profile.sections[0];
@@ -308,7 +271,7 @@ TEST_F(PluginTest, AnUnknownMetricIsOneMessageAndTheCompileGoesOnUntimed) {
   EXPECT_EQ(r.err,
             "passtiming: PASSTIMING_METRICS: unknown metric 'cycles' (known: cpu, rss, ir, "
             "instructions, all, none); this compile is not timed\n");
-  EXPECT_TRUE(read(dir / "plain.o") == read(dir / "x.o"));
+  EXPECT_TRUE(testing::read_text(dir / "plain.o") == testing::read_text(dir / "x.o"));
 }
 
 TEST_F(PluginTest, FailedCompileStillReportsWhatCompleted) {
@@ -417,7 +380,7 @@ TEST_F(PluginTest, PerPassTotalsAgreeWithFtimeReport) {
                    " -O2 -ftime-report " + plugin_flag() + " -c big.c -o big.o");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::map<std::string, double> wall = ftime_report_wall(r.err);
-    Profile profile = parse_profile_json(read(dir / "big.json"), "big.json");
+    Profile profile = parse_profile_json(testing::read_text(dir / "big.json"), "big.json");
     const Section& s = profile.sections.at(0);
     std::map<std::string, Nanoseconds> self;
     std::map<std::string, int> runs;
