@@ -3,7 +3,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS passtiming EXPORT passtimingTargets
+install(TARGETS passtiming passtiming_engine passtiming_formats passtiming_analysis
+                passtiming_recorder passtiming_host EXPORT passtimingTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -12,11 +12,11 @@
 #include <string>
 #include <string_view>
 
+#include "formats/profile_json_stream.h"
 #include "fuzz_check.h"
 #include "passtiming/errors.h"
 #include "passtiming/profile_json.h"
 #include "passtiming/report.h"
-#include "profile_json_stream.h"
 
 namespace {
 

@@ -27,7 +27,7 @@ for kind in "${which[@]}"; do
       ;;
     tsan)
       cmake --preset tsan >/dev/null
-      ninja -C build-tsan -j"${jobs}" reliability_tests core_tests profile_tests
+      ninja -C build-tsan -j"${jobs}" reliability_tests host_tests formats_tests
       TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
         ctest --test-dir build-tsan -j"${jobs}" --output-on-failure -R 'Concurrency|PassContext|Session|EventLogWriter'
       ;;

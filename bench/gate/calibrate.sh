@@ -23,7 +23,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 PASSTIMING="$BUILD/tools/passtiming/passtiming"
-SPIN_PLUGIN="$BUILD/tests/llvm/libpasstiming_spin.so"
+SPIN_PLUGIN="$BUILD/adapters/llvm/tests/libpasstiming_spin.so"
 INPUT="$ROOT/examples/c/particles.c"
 RUNS="${RUNS:-10}"
 TRIES="${TRIES:-20}"

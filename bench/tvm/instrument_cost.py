@@ -20,7 +20,7 @@ same round. Quoted: medians and minima over the rounds, and the ratio
 passtiming added / upstream added.
 
 ``gemm``: TileLang's own lowering of the tiled GEMM of
-tests/python/tilelang/kernels.py for CUDA (no GPU needed), under
+adapters/tvm/tests/tilelang/kernels.py for CUDA (no GPU needed), under
 ``tilelang.instrumentation.compile_pass_instrumentation(tools=[...])`` with
 no tool, upstream's ``PassTimingTool`` and passtiming's; wall and CPU time
 of each lowering, medians over the rounds. The tools' reports are built (as
@@ -210,7 +210,7 @@ def sequential(args):
 def gemm(args):
     if tilelang is None:
         sys.exit("instrument_cost.py gemm: needs tilelang (run it in the tilelang environment)")
-    sys.path.insert(0, str(ROOT / "tests" / "python" / "tilelang"))
+    sys.path.insert(0, str(ROOT / "adapters" / "tvm" / "tests" / "tilelang"))
     import kernels
     import passtiming.tilelang
     from tilelang.instrumentation import compile_pass_instrumentation, create_pass_instruments

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "huge_pages.h"
+#include "engine/huge_pages.h"
 #include "passtiming/logging.h"
 
 namespace passtiming {

@@ -5,7 +5,7 @@
 # script and style whose hashes it names, so the hashes must be taken from the
 # very bytes that get embedded.
 set(body "// Generated from src/html by embed_assets.cmake; do not edit.\n")
-string(APPEND body "#include \"html/assets.h\"\n\nnamespace passtiming::detail {\n")
+string(APPEND body "#include \"formats/html/assets.h\"\n\nnamespace passtiming::detail {\n")
 foreach(name kReportCss kReportJs)
   if(name STREQUAL "kReportCss")
     set(path "${CSS}")

@@ -1,4 +1,4 @@
-#include "html/html_json.h"
+#include "formats/html/html_json.h"
 
 #include "passtiming/profile_json.h"
 

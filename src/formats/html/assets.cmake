@@ -11,7 +11,7 @@ add_custom_command(
           ${_passtiming_html_dir}/embed_assets.cmake
   COMMENT "Embedding the HTML report's CSS and JavaScript"
   VERBATIM)
-target_sources(passtiming PRIVATE
+target_sources(passtiming_formats PRIVATE
   ${CMAKE_CURRENT_BINARY_DIR}/html_assets.cc
   ${_passtiming_html_dir}/html_json.cc)
-target_include_directories(passtiming PRIVATE ${PROJECT_SOURCE_DIR}/src)
+

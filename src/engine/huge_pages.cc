@@ -1,4 +1,4 @@
-#include "huge_pages.h"
+#include "engine/huge_pages.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

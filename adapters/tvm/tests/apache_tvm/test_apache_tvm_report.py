@@ -1,5 +1,5 @@
 """The report of a real Apache TVM run, line by line. (Its bytes are held
-against upstream TileLang's own report in tests/python/tilelang, where
+against upstream TileLang's own report in adapters/tvm/tests/tilelang, where
 upstream is installed.)"""
 
 from __future__ import annotations

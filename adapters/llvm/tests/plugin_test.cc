@@ -186,7 +186,7 @@ TEST_F(PluginTest, MetricsFromTheOptionGiveAVersion2ProfileWithCpuRssAndIr) {
   EXPECT_LT(changed, s.records.size());
 }
 
-// tests/llvm/data/metrics.ll: @fold has 3 instructions, which instcombine
+// adapters/llvm/tests/data/metrics.ll: @fold has 3 instructions, which instcombine
 // folds to 1; @keep has 2, which it leaves alone.
 TEST_F(PluginTest, IrSizesAndFlagsOfAFunctionPipelineAreExact) {
   Result r =
@@ -365,7 +365,7 @@ TEST_F(PluginTest, PerPassTotalsAgreeWithFtimeReport) {
   // reads 10-30% higher there. The comparison is therefore made where that
   // systematic cost is under a few percent: passes above 5 ms whose
   // executions average at least 100 us. The test runs alone (RUN_SERIAL in
-  // tests/llvm/CMakeLists.txt): on a busy machine the kernel switches tasks
+  // adapters/llvm/tests/CMakeLists.txt): on a busy machine the kernel switches tasks
   // mostly on the way out of a system call, and those calls (getrusage) are
   // inside -ftime-report's bracket but not ours (vDSO clock reads), so load
   // from a neighbouring test inflates its figures alone: SCCPPass once read

@@ -145,7 +145,7 @@ TEST(ProfileIoTest, CurrentProcessMetadata) {
   const ProfileMetadata m = current_process_metadata();
   EXPECT_EQ(m.tool, "passtiming 0.1.0");
   EXPECT_EQ(m.pid, ::getpid());
-  EXPECT_NE(m.command.find("profile_tests"), std::string::npos) << m.command;
+  EXPECT_NE(m.command.find("formats_tests"), std::string::npos) << m.command;
   EXPECT_FALSE(m.host.empty());
   EXPECT_TRUE(std::regex_match(m.start_time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
       << m.start_time;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "browser/sample_profiles.h"
-#include "html/assets.h"
+#include "formats/html/assets.h"
 #include "passtiming/timing_state.h"
 #include "test_support.h"
 

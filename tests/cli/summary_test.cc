@@ -127,7 +127,7 @@ TEST(CliSummaryTest, HelpOnEveryCommand) {
   }
 }
 
-TEST(CliReportTest, JsonFormatAndJsonProfileInput) {
+TEST(CliReportInputsTest, JsonFormatAndJsonProfileInput) {
   TwoProfiles p;
   auto r = run_tool({"report", "--format", "json", p.fast});
   EXPECT_EQ(r.status, 0) << r.err;
@@ -138,7 +138,7 @@ TEST(CliReportTest, JsonFormatAndJsonProfileInput) {
             golden("report/spec_example_context.txt").substr(0, r.out.find("\n\n")) + "\n");
 }
 
-TEST(CliReportTest, ReportOfAKilledCompileListsCompletedAndRunningPasses) {
+TEST(CliReportInputsTest, ReportOfAKilledCompileListsCompletedAndRunningPasses) {
   ScratchDir dir;
   const std::string path = dir.file("killed.jsonl");
   const pid_t child = ::fork();

@@ -6,8 +6,8 @@
 #include <iterator>
 #include <limits>
 
-#include "html/assets.h"
-#include "html/html_json.h"
+#include "formats/html/assets.h"
+#include "formats/html/html_json.h"
 #include "metric_fields.h"
 
 namespace passtiming {

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "cli_test_support.h"
+#include "cli/cli_test_support.h"
 
 extern char** environ;
 

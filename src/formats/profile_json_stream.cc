@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "huge_pages.h"
+#include "engine/huge_pages.h"
 #include "metric_fields.h"
 #include "passtiming/errors.h"
 #include "profile_json_reader.h"

@@ -1,7 +1,7 @@
 /// The streamed profile reader against the whole-file reader: the same
 /// profile for every file in the writer's layout, and no answer (so that the
 /// whole-file reader answers, naming the line) for anything else.
-#include "profile_json_stream.h"
+#include "formats/profile_json_stream.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
