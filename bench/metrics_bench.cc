@@ -35,10 +35,10 @@ std::string label_of(MetricSet set, const ProfileMetrics& recorded, std::string_
 void BM_Metrics_Instrument3Deep(benchmark::State& state) {
   const MetricSet set = metrics_of(state.range(0));
   TileLangPassTimingInstrument timing;
-  timing.record_metrics(set);
+  timing.recorder().record_metrics(set);
   PassInstrumentPtr instrument = timing.instrument();
   bench::time_three_deep_stream(state, *instrument, kIterationsPerContext);
-  state.SetLabel(label_of(set, timing.metrics(), "pair"));
+  state.SetLabel(label_of(set, timing.recorder().metrics(), "pair"));
 }
 // none, cpu, rss, instructions, cpu+rss+instructions (ir is the source's).
 BENCHMARK(BM_Metrics_Instrument3Deep)->Arg(0)->Arg(1)->Arg(2)->Arg(8)->Arg(11);

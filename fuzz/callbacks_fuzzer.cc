@@ -109,8 +109,8 @@ struct Harness {
   Nanoseconds entered_at = -1;
 
   Harness() {
-    timing.set_observer(&shadow);
-    timing.set_context_label("stage=fuzz");
+    timing.recorder().set_observer(&shadow);
+    timing.recorder().set_context_label("stage=fuzz");
     fresh_context();
   }
 

@@ -10,7 +10,6 @@
 #include "passtiming/logging.h"
 #include "passtiming/outputs.h"
 #include "passtiming/pass_timing.h"
-#include "passtiming/report.h"
 #include "passtiming/settings.h"
 #include "passtiming/timing_state.h"
 #include "timing_callbacks.h"
@@ -20,7 +19,6 @@ namespace {
 
 /// `TileLangPassTimingInstrument`: the wrapper users keep for the report.
 struct TimingInstrument {
-  double threshold_ms = 0.0;
   std::shared_ptr<TimingCallbacks> callbacks;
   py::object instrument;  ///< the Python object of `callbacks`, made once
 };
@@ -48,8 +46,8 @@ std::optional<std::string> context_text(py::handle context) {
 
 std::string report_text(const TimingInstrument& self, py::handle context) {
   std::optional<std::string> text = context_text(context);
-  return render_report(self.callbacks->section(), self.threshold_ms,
-                       text ? std::optional<std::string_view>(*text) : std::nullopt);
+  return self.callbacks->timing->report(text ? std::optional<std::string_view>(*text)
+                                             : std::nullopt);
 }
 
 void bind_clocks(py::module_& m) {
@@ -78,15 +76,16 @@ void bind_timing_instrument(py::module_& m) {
       .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock, py::object metrics) {
              const std::optional<MetricSet> asked =
                  metrics_option(metrics, "TileLangPassTimingInstrument: metrics");
-             auto callbacks = std::make_shared<TimingCallbacks>(clock_or_default(std::move(clock)));
+             auto callbacks = std::make_shared<TimingCallbacks>(threshold_ms,
+                                                                clock_or_default(std::move(clock)));
              // PASSTIMING_PROFILE, PASSTIMING_EVENTS and PASSTIMING_METRICS, as every
              // source honours them; the metrics option replaces the last.
              OutputSettings outputs =
                  OutputSettings::from_environment(Environment::process(), next_compile_number());
              if (asked) outputs.metrics = *asked;
-             callbacks->timing->write_files(outputs);
+             callbacks->timing->recorder().write_files(outputs);
              py::object instrument = make_timing_pass_instrument(callbacks);
-             return TimingInstrument{threshold_ms, std::move(callbacks), std::move(instrument)};
+             return TimingInstrument{std::move(callbacks), std::move(instrument)};
            }),
            py::arg("threshold_ms") = 0.0, py::kw_only(), py::arg("clock") = nullptr,
            py::arg("metrics") = py::none())
@@ -99,10 +98,11 @@ void bind_timing_instrument(py::module_& m) {
           "The completed records of the last PassContext, sorted by sequence.")
       .def_property_readonly(
           "total_duration_s",
-          [](const TimingInstrument& self) { return self.callbacks->section().total_seconds(); },
+          [](const TimingInstrument& self) { return self.callbacks->timing->total_duration_s(); },
           "Sum of the top-level passes' inclusive durations (s).")
-      .def_property_readonly("threshold_ms",
-                             [](const TimingInstrument& self) { return self.threshold_ms; })
+      .def_property_readonly(
+          "threshold_ms",
+          [](const TimingInstrument& self) { return self.callbacks->timing->threshold_ms(); })
       .def_property_readonly(
           "record_metrics",
           [](const TimingInstrument& self) { return record_metrics_of(self.callbacks->section()); },
@@ -111,7 +111,7 @@ void bind_timing_instrument(py::module_& m) {
       .def_property_readonly(
           "metrics",
           [](const TimingInstrument& self) {
-            return metrics_info_of(self.callbacks->timing->metrics());
+            return metrics_info_of(self.callbacks->timing->recorder().metrics());
           },
           "{'recorded': (names...), 'unavailable': {name: reason}}.")
       .def("report", &report_text, py::arg("context") = py::none(),
@@ -125,7 +125,8 @@ void bind_timing_instrument(py::module_& m) {
           "Log the timing report at INFO on the logger 'tilelang.pass_timing'.")
       .def("__repr__", [](const TimingInstrument& self) {
         return py::str("<TileLangPassTimingInstrument threshold_ms={!r} records={}>")
-            .format(self.threshold_ms, self.callbacks->section().records.size());
+            .format(self.callbacks->timing->threshold_ms(),
+                    self.callbacks->section().records.size());
       });
 }
 

@@ -60,9 +60,9 @@ void bind_native_timing(py::module_& m) {
                OutputSettings outputs =
                    OutputSettings::from_environment(Environment::process(), next_compile_number());
                if (asked) outputs.metrics = *asked;
-               timing->write_files(outputs);
+               timing->recorder().write_files(outputs);
              } else if (asked && !asked->empty()) {
-               timing->record_metrics(*asked);
+               timing->recorder().record_metrics(*asked);
              }
              return EventTiming(std::move(timing));
            }),
@@ -77,7 +77,9 @@ void bind_native_timing(py::module_& m) {
           "The metrics of each record, in the order of `records`.")
       .def_property_readonly(
           "metrics",
-          [](const EventTiming& self) { return metrics_info_of(self.timing->metrics()); },
+          [](const EventTiming& self) {
+            return metrics_info_of(self.timing->recorder().metrics());
+          },
           "{'recorded': (names...), 'unavailable': {name: reason}}.")
       .def_property_readonly(
           "sink_address",

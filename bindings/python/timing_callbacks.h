@@ -24,8 +24,9 @@ namespace passtiming::python {
 /// The same state backs `_EventTiming`, the timing a native source (the TVM
 /// adapter) feeds: it is given the address of `events`.
 struct TimingCallbacks {
-  explicit TimingCallbacks(std::shared_ptr<const Clock> clock)
-      : TimingCallbacks(std::make_shared<TileLangPassTimingInstrument>(0.0, std::move(clock))) {}
+  TimingCallbacks(double threshold_ms, std::shared_ptr<const Clock> clock)
+      : TimingCallbacks(
+            std::make_shared<TileLangPassTimingInstrument>(threshold_ms, std::move(clock))) {}
   explicit TimingCallbacks(std::shared_ptr<TileLangPassTimingInstrument> t)
       : timing(std::move(t)), events(timing->events()) {}
   std::shared_ptr<TileLangPassTimingInstrument> timing;

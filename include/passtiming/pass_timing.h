@@ -15,29 +15,10 @@
 #include "passtiming/pass_event_sink.h"
 #include "passtiming/pass_instrument.h"
 #include "passtiming/profile.h"
+#include "passtiming/recorder.h"
 #include "passtiming/timing_state.h"
 
 namespace passtiming {
-
-/// One completed pass execution, as the seed's dataclass has it.
-struct PassTimingRecord {
-  std::string name;
-  double duration_s = 0.0;  ///< inclusive
-  int depth = 0;            ///< 0 = top level
-  double self_duration_s = 0.0;
-  std::uint64_t sequence = 0;
-  std::string kernel;
-
-  bool operator==(const PassTimingRecord&) const = default;
-};
-
-/// The records of `section` as the seed returns them: sorted by sequence,
-/// durations in seconds. Shared by every front end that exposes `records`.
-std::vector<PassTimingRecord> pass_timing_records(const Section& section);
-
-namespace detail {
-class TimingInstrumentState;
-}
 
 /// Times every pass of the PassContexts it is put in.
 ///
@@ -47,60 +28,35 @@ class TimingInstrumentState;
 ///     timing.print_report("stage=lower");
 class TileLangPassTimingInstrument {
  public:
-  /// Any `threshold_ms` is taken, as the seed takes it: passes whose
-  /// inclusive time is under it are hidden from the report, so a negative or
-  /// NaN threshold hides none and an infinite one hides all.
+  /// Any `threshold_ms` is taken, as the seed takes it (see Recorder).
   explicit TileLangPassTimingInstrument(double threshold_ms = 0.0,
                                         std::shared_ptr<const Clock> clock = steady_clock());
 
-  /// The PassInstrument to put in a PassContext. It owns only the callback
-  /// state, never this wrapper: either may outlive the other.
+  /// The PassInstrument to put in a PassContext. It owns only the recorder,
+  /// never this wrapper: either may outlive the other.
   PassInstrumentPtr instrument() const;
-  /// The same callback state as a PassEventSink, for sources other than the
+  /// The same recorder as a PassEventSink, for sources other than the
   /// PassContext host (the TVM adapter): events from either land in the same
   /// records. Like instrument(), it never refers to this wrapper.
-  std::shared_ptr<PassEventSink> events() const;
+  std::shared_ptr<PassEventSink> events() const { return recorder_; }
+  /// The recorder behind this instrument: settings, section, profile.
+  Recorder& recorder() { return *recorder_; }
+  const Recorder& recorder() const { return *recorder_; }
 
-  /// The completed records, sorted by sequence.
-  std::vector<PassTimingRecord> records() const;
-  /// Sum of the depth-0 inclusive durations.
-  double total_duration_s() const;
-  double threshold_ms() const { return threshold_ms_; }
-
-  /// The report text (docs/report-format.md).
-  std::string report(std::optional<std::string_view> context = std::nullopt) const;
-  /// Logs "\n" + report at INFO on the logger `tilelang.pass_timing`.
-  void print_report(std::optional<std::string_view> context = std::nullopt) const;
-
-  /// The compact records, names and context label behind `records()`.
-  const Section& section() const;
-  /// Labels the section (the session tags each PassContext's instrument).
-  void set_context_label(std::string label);
-
-  /// Hands every raw event to `observer` as well (not owned; null for none).
-  void set_observer(EventObserver* observer);
-
-  /// Records `metrics` (metrics.h) for every pass of the PassContexts
-  /// entered from now on, read by `sampler` (null: the system's, see
-  /// shared_metric_sampler()). The empty set records none again.
-  void record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> sampler = nullptr);
-  /// What the records carry besides wall time: the metrics recorded and
-  /// those asked for that the machine cannot give.
-  const ProfileMetrics& metrics() const;
-
-  /// The files of an instrument used on its own, outside a compile session
-  /// (which writes its sections' files itself): with an events path the
-  /// event log is created now and streamed from then on (it replaces any
-  /// observer); with a profile path the JSON profile of each PassContext is
-  /// written when the context exits, replacing the previous one. The
-  /// settings' metrics are recorded (record_metrics()). A file that
-  /// cannot be written is logged on `tilelang.pass_timing`, naming it; this
-  /// never throws for a file.
-  void write_files(const OutputSettings& outputs);
+  /// The seed's names for what the recorder reads back.
+  std::vector<PassTimingRecord> records() const { return recorder_->records(); }
+  double total_duration_s() const { return recorder_->total_duration_s(); }
+  double threshold_ms() const { return recorder_->threshold_ms(); }
+  std::string report(std::optional<std::string_view> context = std::nullopt) const {
+    return recorder_->report(context);
+  }
+  void print_report(std::optional<std::string_view> context = std::nullopt) const {
+    recorder_->print_report(context);
+  }
+  const Section& section() const { return recorder_->section(); }
 
  private:
-  double threshold_ms_;
-  std::shared_ptr<detail::TimingInstrumentState> state_;
+  std::shared_ptr<Recorder> recorder_;
 };
 
 /// What build_pass_instruments returns: the instruments for a PassContext,

@@ -97,10 +97,10 @@ PassTimingTool::~PassTimingTool() {
 
 std::shared_ptr<TileLangPassTimingInstrument> PassTimingTool::new_section(std::string context) {
   auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms_, clock_);
-  timing->set_context_label(std::move(context));
-  if (sampler_) timing->record_metrics(metrics_.recorded, sampler_);
+  timing->recorder().set_context_label(std::move(context));
+  if (sampler_) timing->recorder().record_metrics(metrics_.recorded, sampler_);
   std::lock_guard lock(mutex_);
-  if (events_ && !finished_) timing->set_observer(serialized_events_.get());
+  if (events_ && !finished_) timing->recorder().set_observer(serialized_events_.get());
   sections_.push_back(timing);
   return timing;
 }
@@ -164,7 +164,7 @@ void PassTimingTool::write_outputs() noexcept {
     // reporting to the log before it goes away.
     {
       std::lock_guard lock(mutex_);
-      for (const auto& timing : sections_) timing->set_observer(nullptr);
+      for (const auto& timing : sections_) timing->recorder().set_observer(nullptr);
     }
     events_->close();
   }

@@ -46,7 +46,7 @@ inline PassPtr timed_pass(const std::shared_ptr<ManualClock>& clock, std::string
 inline Section run_section(const std::shared_ptr<ManualClock>& clock, const PassPtr& pipeline,
                            std::string_view kernel, std::string context) {
   TileLangPassTimingInstrument timing(0.0, clock);
-  timing.set_context_label(std::move(context));
+  timing.recorder().set_context_label(std::move(context));
   PassContextOptions options;
   options.instruments = {timing.instrument()};
   PassContext ctx(std::move(options));

@@ -379,8 +379,8 @@ TEST(MetricsInstrumentTest, AnInstrumentRecordsWhatItIsAskedFor) {
   clock->script({0, 10});
   auto sampler = std::make_shared<ManualMetricSampler>();
   TileLangPassTimingInstrument timing(0.0, clock);
-  timing.record_metrics(set_of({Metric::cpu}), sampler);
-  EXPECT_EQ(timing.metrics().recorded, set_of({Metric::cpu}));
+  timing.recorder().record_metrics(set_of({Metric::cpu}), sampler);
+  EXPECT_EQ(timing.recorder().metrics().recorded, set_of({Metric::cpu}));
   auto sink = timing.events();
   sink->enter_pass_ctx();
   sampler->set(MetricSample{5});
@@ -412,7 +412,7 @@ TEST(MetricsInstrumentTest, CountingTheIrAfterAPassStaysOutsideItsTimeAndCpu) {
   auto clock = std::make_shared<ManualClock>();
   auto sampler = std::make_shared<ManualMetricSampler>();
   TileLangPassTimingInstrument timing(0.0, clock);
-  timing.record_metrics(set_of({Metric::cpu, Metric::ir}), sampler);
+  timing.recorder().record_metrics(set_of({Metric::cpu, Metric::ir}), sampler);
   auto sink = timing.events();
   ASSERT_TRUE(sink->records_ir_size());
   sink->enter_pass_ctx();

@@ -225,7 +225,7 @@ TEST(PassTimingInstrumentTest, WrapperDestroyedWhileInstrumentLives) {
   PassInstrumentPtr instrument;
   {
     TileLangPassTimingInstrument timing;
-    timing.set_observer(&observer);
+    timing.recorder().set_observer(&observer);
     instrument = timing.instrument();
   }
   {

@@ -1,0 +1,169 @@
+#pragma once
+/// \file
+/// The one recorder every source times through: the clock, the timing state
+/// machine, the context label, the threshold, the metrics, the files asked
+/// for, and what is read back (section, records, report, profile). A source
+/// keeps only what translates its framework's callbacks into the recorder's
+/// events (docs/architecture.md).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "passtiming/clock.h"
+#include "passtiming/event_log_writer.h"
+#include "passtiming/metric_sampler.h"
+#include "passtiming/metrics.h"
+#include "passtiming/outputs.h"
+#include "passtiming/pass_event_sink.h"
+#include "passtiming/profile.h"
+#include "passtiming/timing_state.h"
+
+namespace passtiming {
+
+/// One completed pass execution, as the seed's dataclass has it
+/// (docs/report-format.md says what the seed is).
+struct PassTimingRecord {
+  std::string name;
+  double duration_s = 0.0;  ///< inclusive
+  int depth = 0;            ///< 0 = top level
+  double self_duration_s = 0.0;
+  std::uint64_t sequence = 0;
+  std::string kernel;
+  bool operator==(const PassTimingRecord&) const = default;
+};
+
+/// The records of `section` as the seed returns them: sorted by sequence,
+/// durations in seconds.
+std::vector<PassTimingRecord> pass_timing_records(const Section& section);
+
+/// Records the passes of one PassContext at a time, and reads them back.
+///
+/// Sources drive it in one of two ways. A source in another library or
+/// language (the PassContext host, the TVM adapter, Python) calls the
+/// PassEventSink callbacks, which never throw and refuse a second thread
+/// while one is inside the context. A source whose callbacks are the
+/// compile's hot path (LLVM) or that serialises its threads itself (MLIR)
+/// drives machine() with clock() directly and calls finish_context() when
+/// it is done.
+///
+///     passtiming::Recorder recorder(/*threshold_ms=*/1.0);
+///     recorder.enter_pass_ctx();
+///     recorder.run_before_pass("tl.Simplify", "matmul");
+///     recorder.run_after_pass("tl.Simplify");
+///     recorder.exit_pass_ctx();
+///     recorder.print_report();
+class Recorder final : public PassEventSink {
+ public:
+  /// Any `threshold_ms` is taken, as the seed takes it: passes whose
+  /// inclusive time is under it are hidden from the report, so a negative or
+  /// NaN threshold hides none and an infinite one hides all. Sources whose
+  /// settings promise a finite non-negative threshold check it first
+  /// (check_threshold_ms()).
+  explicit Recorder(double threshold_ms = 0.0, std::shared_ptr<const Clock> clock = steady_clock());
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  /// Closes the event log, when there is one.
+  ~Recorder() override;
+
+  // --- The engine, for sources that drive it directly ---------------------
+
+  TimingStateMachine& machine() { return machine_; }
+  const TimingStateMachine& machine() const { return machine_; }
+  const Clock& clock() const { return *clock_; }
+  /// The clock as a shared pointer (to hand on, e.g. to a SteadyClock test).
+  const std::shared_ptr<const Clock>& shared_clock() const { return clock_; }
+  /// Opens the context: the records of the previous one are cleared and the
+  /// section is labelled with context_label().
+  void begin_context();
+  /// Closes the context: frames still running are discarded with a warning,
+  /// and the JSON profile is written when write_files() asked for one.
+  void finish_context();
+
+  // --- PassEventSink: the callbacks of a live pass host --------------------
+
+  void enter_pass_ctx() noexcept override;
+  void exit_pass_ctx() noexcept override;
+  void run_before_pass(std::string_view pass, std::string_view kernel) noexcept override;
+  void run_after_pass(std::string_view pass) noexcept override;
+  void run_after_pass_counting_ir(std::string_view pass, IrCounter count,
+                                  void* context) noexcept override;
+  bool records_ir_size() const noexcept override { return metrics_.recorded.contains(Metric::ir); }
+  void note_ir(std::int64_t size, std::uint8_t flags) noexcept override;
+  /// `should_run` vetoed `pass` (counted in Section::skipped).
+  void run_skipped_pass(std::string_view pass, std::string_view kernel) noexcept;
+
+  // --- What is recorded ----------------------------------------------------
+
+  /// The current (or last) context's records so far. Not to be read while
+  /// another thread records; such sources read a copy made under their lock.
+  const Section& section() const { return machine_.section(); }
+  /// The completed records, sorted by sequence.
+  std::vector<PassTimingRecord> records() const { return pass_timing_records(section()); }
+  /// Sum of the depth-0 inclusive durations.
+  double total_duration_s() const { return section().total_seconds(); }
+  double threshold_ms() const { return threshold_ms_; }
+  /// The report text of section() (docs/report-format.md), with a
+  /// `Context:` line when `context` is given.
+  std::string report(std::optional<std::string_view> context = std::nullopt) const;
+  /// Logs "\n" + report(context) at INFO on the logger `tilelang.pass_timing`.
+  void print_report(std::optional<std::string_view> context = std::nullopt) const;
+  /// `section` (by default section()) as a one-section Profile, labelled
+  /// with context_label(), with the metadata and metrics() of this recorder.
+  Profile profile() const;
+  Profile profile(Section section) const;
+  /// What the records carry besides wall time: the metrics recorded and
+  /// those asked for that the machine cannot give, with the reason.
+  const ProfileMetrics& metrics() const { return metrics_; }
+
+  // --- Settings --------------------------------------------------------------
+
+  /// Labels the sections of the contexts entered from now on.
+  void set_context_label(std::string label) { label_ = std::move(label); }
+  const std::string& context_label() const { return label_; }
+  /// Hands every raw event to `observer` as well (not owned; null for none).
+  void set_observer(EventObserver* observer) { machine_.set_observer(observer); }
+  /// Records `metrics` (metrics.h) for every pass of the contexts entered
+  /// from now on, read by `sampler` (null: the system's, see
+  /// shared_metric_sampler()). The empty set records none again.
+  void record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> sampler = nullptr);
+  /// The files of a recorder used on its own, outside a compile session
+  /// (which writes its sections' files itself): with an events path the
+  /// event log is created now and streamed from then on (it replaces any
+  /// observer); with a profile path the JSON profile of each context is
+  /// written when it closes, replacing the previous one. The settings'
+  /// metrics are recorded (record_metrics()). A file that cannot be written
+  /// is logged on `tilelang.pass_timing`, naming it; this never throws.
+  void write_files(const OutputSettings& outputs);
+
+ private:
+  /// Whether the calling thread may drive the machine now; the first
+  /// refusal is logged.
+  bool admits_caller() noexcept;
+  bool claim() noexcept;
+  bool release() noexcept;
+  void refuse() noexcept;
+  void write_profile() noexcept;
+
+  double threshold_ms_;
+  std::shared_ptr<const Clock> clock_;
+  TimingStateMachine machine_;
+  std::string label_;
+  /// The thread inside enter_pass_ctx..exit_pass_ctx, or none. One machine
+  /// times one PassContext on one thread at a time.
+  std::atomic<std::thread::id> owner_{};
+  std::atomic<bool> warned_foreign_{false};
+  std::shared_ptr<MetricSampler> sampler_;
+  ProfileMetrics metrics_;
+  std::optional<std::string> profile_path_;
+  std::unique_ptr<EventLogWriter> events_;
+  ProfileMetadata metadata_;
+};
+
+}  // namespace passtiming

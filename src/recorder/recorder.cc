@@ -1,0 +1,215 @@
+#include "passtiming/recorder.h"
+
+#include "passtiming/logging.h"
+#include "passtiming/profile_io.h"
+#include "passtiming/profile_json.h"
+#include "passtiming/report.h"
+
+namespace passtiming {
+namespace {
+
+const Logger& timing_logger() {
+  static const Logger& logger = get_logger(kTimingLoggerName);
+  return logger;
+}
+
+/// Runs one event. A failure inside the state machine (out of memory, too
+/// many names) costs that event, never the compile.
+template <typename Event>
+void guarded(Event&& event) noexcept {
+  try {
+    event();
+  } catch (const std::exception& e) {
+    try {
+      timing_logger().error(std::string("pass timing event lost: ") + e.what());
+    } catch (...) {
+    }
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+std::vector<PassTimingRecord> pass_timing_records(const Section& s) {
+  std::vector<PassTimingRecord> out;
+  out.reserve(s.records.size());
+  for (std::uint32_t i : s.order_by_sequence()) {
+    const Record& r = s.records[i];
+    out.push_back(PassTimingRecord{std::string(s.name_of(r)), to_seconds(r.inclusive_ns), r.depth,
+                                   to_seconds(r.self_ns), r.sequence, std::string(s.kernel_of(r))});
+  }
+  return out;
+}
+
+Recorder::Recorder(double threshold_ms, std::shared_ptr<const Clock> clock)
+    : threshold_ms_(threshold_ms), clock_(clock ? std::move(clock) : steady_clock()) {}
+
+Recorder::~Recorder() {
+  if (events_) events_->close();
+}
+
+void Recorder::begin_context() {
+  machine_.enter(clock_->now_ns(), label_);
+}
+
+void Recorder::finish_context() {
+  machine_.exit(clock_->now_ns());
+  write_profile();
+}
+
+// The PassEventSink callbacks. The owner check is a plain load per callback;
+// the compare-and-swap is paid once per context.
+
+bool Recorder::admits_caller() noexcept {
+  const std::thread::id current = owner_.load(std::memory_order_relaxed);
+  if (current == std::thread::id{} || current == std::this_thread::get_id()) return true;
+  refuse();
+  return false;
+}
+
+bool Recorder::claim() noexcept {
+  std::thread::id expected{};
+  const std::thread::id self = std::this_thread::get_id();
+  if (owner_.compare_exchange_strong(expected, self, std::memory_order_acquire) ||
+      expected == self) {
+    return true;
+  }
+  refuse();
+  return false;
+}
+
+bool Recorder::release() noexcept {
+  const std::thread::id current = owner_.load(std::memory_order_relaxed);
+  if (current != std::thread::id{} && current != std::this_thread::get_id()) {
+    refuse();
+    return false;
+  }
+  owner_.store(std::thread::id{}, std::memory_order_release);
+  return true;
+}
+
+void Recorder::refuse() noexcept {
+  if (warned_foreign_.exchange(true)) return;
+  try {
+    timing_logger().error(
+        "TileLangPassTimingInstrument used by a second thread while another is inside its "
+        "PassContext; that thread's passes are not timed (give each thread its own "
+        "instrument, e.g. PassTimingTool::instruments_for)");
+  } catch (...) {
+  }
+}
+
+void Recorder::enter_pass_ctx() noexcept {
+  if (!claim()) return;
+  guarded([&] { begin_context(); });
+}
+
+void Recorder::exit_pass_ctx() noexcept {
+  if (!admits_caller()) return;
+  guarded([&] { machine_.exit(clock_->now_ns()); });
+  write_profile();
+  release();
+}
+
+void Recorder::run_before_pass(std::string_view pass, std::string_view kernel) noexcept {
+  if (!admits_caller()) return;
+  guarded([&] { machine_.before_now(*clock_, pass, kernel); });
+}
+
+void Recorder::run_after_pass(std::string_view pass) noexcept {
+  // The clock first: the checks below are not the pass's time.
+  const Nanoseconds t = clock_->now_ns();
+  if (!admits_caller()) return;
+  guarded([&] { machine_.after(t, pass); });
+}
+
+void Recorder::run_after_pass_counting_ir(std::string_view pass, IrCounter count,
+                                          void* context) noexcept {
+  // The clock and the other figures first: the counting is not the pass's.
+  const Nanoseconds t = clock_->now_ns();
+  if (!admits_caller()) return;
+  MetricSample end;
+  machine_.read_sample(end);
+  std::uint8_t flags = 0;
+  const std::int64_t size = count(context, flags);
+  machine_.note_ir(size, flags);
+  guarded([&] { machine_.after_sampled(t, pass, end); });
+}
+
+void Recorder::note_ir(std::int64_t size, std::uint8_t flags) noexcept {
+  if (!admits_caller()) return;
+  machine_.note_ir(size, flags);
+}
+
+void Recorder::run_skipped_pass(std::string_view pass, std::string_view kernel) noexcept {
+  if (!admits_caller()) return;
+  guarded([&] { machine_.skip(clock_->now_ns(), pass, kernel); });
+}
+
+std::string Recorder::report(std::optional<std::string_view> context) const {
+  return render_report(section(), threshold_ms_, context);
+}
+
+void Recorder::print_report(std::optional<std::string_view> context) const {
+  timing_logger().info("\n" + report(context));
+}
+
+Profile Recorder::profile() const {
+  return profile(section());
+}
+
+Profile Recorder::profile(Section section) const {
+  Profile profile;
+  profile.metadata = metadata_.pid != 0 ? metadata_ : current_process_metadata();
+  profile.metrics = metrics_;
+  profile.sections.push_back(std::move(section));
+  profile.sections.back().context = label_;
+  return profile;
+}
+
+void Recorder::record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> sampler) {
+  metrics_ = ProfileMetrics{};
+  if (metrics.empty()) {
+    sampler_ = nullptr;
+  } else if (sampler) {
+    sampler_ = std::move(sampler);
+    metrics_.recorded = metrics;
+  } else {
+    std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(metrics);
+    metrics_ = system->metrics();
+    sampler_ = std::move(system);
+  }
+  // Nothing left to record (every metric asked for is unavailable): the
+  // callbacks stay on the path without metrics, which costs nothing.
+  if (metrics_.recorded.empty()) sampler_ = nullptr;
+  machine_.set_metrics(sampler_.get(), metrics_.recorded);
+}
+
+void Recorder::write_files(const OutputSettings& outputs) {
+  if (!outputs.metrics.empty()) record_metrics(outputs.metrics);
+  if (!outputs.profile_path && !outputs.events_path) return;
+  metadata_ = current_process_metadata();
+  profile_path_ = outputs.profile_path;
+  if (!outputs.events_path) return;
+  try {
+    events_ = EventLogWriter::open(*outputs.events_path, metadata_, metrics_);
+    machine_.set_observer(events_.get());
+  } catch (const std::exception& e) {
+    // The compile goes on without the log; the user learns why.
+    timing_logger().error(e.what());
+  }
+}
+
+void Recorder::write_profile() noexcept {
+  if (!profile_path_) return;
+  try {
+    write_profile_file(profile(), *profile_path_);
+  } catch (const std::exception& e) {
+    try {
+      timing_logger().error(std::string("could not write the pass timing profile: ") + e.what());
+    } catch (...) {
+    }
+  }
+}
+
+}  // namespace passtiming
