@@ -33,8 +33,8 @@ void check_environment(const std::string& value) {
   using namespace passtiming;
   MapEnvironment env{{std::string(kPassProfileEnv), value},
                      {std::string(kPassProfileThresholdEnv), value},
-                     {std::string(kProfileEnv), value},
-                     {std::string(kEventsEnv), value}};
+                     {std::string(kProfileSetting.environment), value},
+                     {std::string(kEventsSetting.environment), value}};
   try {
     const auto threshold = pass_timing_threshold(PassConfig{}, env);
     fuzz::check(threshold.has_value() == is_truthy(value), "switch disagrees with is_truthy");
@@ -64,9 +64,9 @@ void check_plugin(const std::string& value) {
     fuzz::check(std::string_view(e.what()).find("-passtiming-") != std::string_view::npos,
                 "plugin error does not name the option");
   }
-  MapEnvironment env{{std::string(llvm_plugin::kThresholdSetting.environment), value},
-                     {std::string(llvm_plugin::kReportSetting.environment), value},
-                     {std::string(llvm_plugin::kAnalysesSetting.environment), value}};
+  MapEnvironment env{{std::string(kThresholdSetting.environment), value},
+                     {std::string(kReportSetting.environment), value},
+                     {std::string(kAnalysesSetting.environment), value}};
   try {
     (void)llvm_plugin::read_plugin_settings({}, env, 7);
   } catch (const ConfigError& e) {

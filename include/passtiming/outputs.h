@@ -13,10 +13,6 @@
 
 namespace passtiming {
 
-inline constexpr std::string_view kProfileEnv = "PASSTIMING_PROFILE";
-inline constexpr std::string_view kEventsEnv = "PASSTIMING_EVENTS";
-inline constexpr std::string_view kMetricsEnv = "PASSTIMING_METRICS";
-
 /// `pattern` with `%p` replaced by `pid`, `%n` by `compile` (the number of
 /// the compile session within the process, from 0, for hosts such as
 /// TileLang that compile many kernels in one process) and `%%` by `%`, so

@@ -18,6 +18,28 @@ namespace passtiming {
 inline constexpr std::string_view kPassProfileEnv = "TILELANG_PASS_PROFILE";
 inline constexpr std::string_view kPassProfileThresholdEnv = "TILELANG_PASS_PROFILE_THRESHOLD_MS";
 
+/// One setting of a timed compile, by its two names: the option of the LLVM
+/// plugin (`-mllvm -passtiming-threshold-ms=…`) and the environment variable
+/// that carries it into any process, which is how `passtiming run` hands its
+/// options to the compile it runs. This table is the whole contract between
+/// the command-line tool and the sources (docs/cli.md, docs/llvm.md).
+struct SettingName {
+  std::string_view option;       ///< e.g. "passtiming-threshold-ms"
+  std::string_view environment;  ///< e.g. "PASSTIMING_THRESHOLD_MS"
+};
+
+inline constexpr SettingName kThresholdSetting{"passtiming-threshold-ms",
+                                               "PASSTIMING_THRESHOLD_MS"};
+inline constexpr SettingName kProfileSetting{"passtiming-profile", "PASSTIMING_PROFILE"};
+inline constexpr SettingName kEventsSetting{"passtiming-events", "PASSTIMING_EVENTS"};
+inline constexpr SettingName kReportSetting{"passtiming-report", "PASSTIMING_REPORT"};
+inline constexpr SettingName kContextSetting{"passtiming-context", "PASSTIMING_CONTEXT"};
+inline constexpr SettingName kAnalysesSetting{"passtiming-analyses", "PASSTIMING_ANALYSES"};
+inline constexpr SettingName kMetricsSetting{"passtiming-metrics", "PASSTIMING_METRICS"};
+
+/// `NAME=value` for the environment of a child process.
+std::string environment_assignment(SettingName setting, std::string_view value);
+
 /// Where settings come from. A parameter, so tests never touch the real
 /// environment.
 class Environment {
@@ -45,6 +67,12 @@ class MapEnvironment final : public Environment {
 
 /// True for 1/true/yes/on in any case, surrounding white space ignored.
 bool is_truthy(std::string_view text) noexcept;
+
+/// `value` when it is a finite, non-negative threshold in milliseconds (-0
+/// gives 0); anything else is a ConfigError "SETTING must be a finite
+/// non-negative number (got VALUE)". Every source that promises such a
+/// threshold checks it here.
+double check_threshold_ms(double value, std::string_view setting);
 
 /// Parses a threshold in milliseconds: a decimal number (optional sign,
 /// digits, fraction, exponent), surrounding white space ignored, that is

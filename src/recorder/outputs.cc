@@ -45,10 +45,10 @@ OutputSettings OutputSettings::from_environment(const Environment& env, unsigned
     return expand_path_pattern(*value, static_cast<long>(::getpid()), compile);
   };
   OutputSettings settings;
-  settings.profile_path = read(kProfileEnv);
-  settings.events_path = read(kEventsEnv);
-  if (std::optional<std::string> metrics = env.get(kMetricsEnv)) {
-    settings.metrics = parse_metrics(*metrics, kMetricsEnv);
+  settings.profile_path = read(kProfileSetting.environment);
+  settings.events_path = read(kEventsSetting.environment);
+  if (std::optional<std::string> metrics = env.get(kMetricsSetting.environment)) {
+    settings.metrics = parse_metrics(*metrics, kMetricsSetting.environment);
   }
   return settings;
 }

@@ -80,6 +80,21 @@ bool is_truthy(std::string_view text) noexcept {
   return lower == "1" || lower == "true" || lower == "yes" || lower == "on";
 }
 
+std::string environment_assignment(SettingName setting, std::string_view value) {
+  std::string out(setting.environment);
+  out += '=';
+  out += value;
+  return out;
+}
+
+double check_threshold_ms(double value, std::string_view setting) {
+  if (!std::isfinite(value) || value < 0) {
+    throw ConfigError(
+        fmt::format("{} must be a finite non-negative number (got {})", setting, value));
+  }
+  return value == 0.0 ? 0.0 : value;
+}
+
 double parse_threshold_ms(std::string_view text, std::string_view source) {
   std::string_view body = trim(text);
   bool negative = false;
@@ -110,11 +125,7 @@ std::optional<double> pass_timing_threshold(const PassConfig& config, const Envi
   if (!enabled) return std::nullopt;
 
   if (auto threshold = config_number(config, kPassProfileThresholdKey)) {
-    if (!std::isfinite(*threshold) || *threshold < 0) {
-      throw ConfigError(fmt::format("{} must be a finite non-negative number (got {})",
-                                    kPassProfileThresholdKey, *threshold));
-    }
-    return *threshold == 0.0 ? 0.0 : *threshold;
+    return check_threshold_ms(*threshold, kPassProfileThresholdKey);
   }
   auto text = env.get(kPassProfileThresholdEnv);
   if (!text || trim(*text).empty()) return 0.0;

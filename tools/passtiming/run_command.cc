@@ -255,10 +255,11 @@ Action add_run_command(CLI::App& app) {
       parse_threshold_ms(options->threshold, "--threshold-ms");
       if (options->metrics) {
         parse_metrics(*options->metrics, "--metrics");
-      } else if (const char* inherited = std::getenv("PASSTIMING_METRICS")) {
+      } else if (const char* inherited =
+                     std::getenv(std::string(kMetricsSetting.environment).c_str())) {
         // The command would see it: a bad value is refused here, once,
         // rather than by every compile it runs.
-        parse_metrics(inherited, "PASSTIMING_METRICS");
+        parse_metrics(inherited, kMetricsSetting.environment);
       }
     } catch (const ConfigError& e) {
       std::fprintf(stderr, "passtiming run: %s\n", e.what());
@@ -340,19 +341,23 @@ Action add_run_command(CLI::App& app) {
     }
 
     TemporaryDirectory reports;
-    overrides.push_back("PASSTIMING_THRESHOLD_MS=" + options->threshold);
-    overrides.push_back(options->no_report ? std::string("PASSTIMING_REPORT=off")
-                                           : "PASSTIMING_REPORT=" +
-                                                 (reports.path() / "report-%p-%n.txt").string());
-    overrides.push_back("PASSTIMING_CONTEXT=" + options->context);
-    overrides.push_back(std::string("PASSTIMING_ANALYSES=") + (options->analyses ? "1" : "0"));
+    overrides.push_back(environment_assignment(kThresholdSetting, options->threshold));
+    overrides.push_back(environment_assignment(
+        kReportSetting,
+        options->no_report ? std::string("off") : (reports.path() / "report-%p-%n.txt").string()));
+    overrides.push_back(environment_assignment(kContextSetting, options->context));
+    overrides.push_back(environment_assignment(kAnalysesSetting, options->analyses ? "1" : "0"));
     // Without --metrics, the command sees the caller's PASSTIMING_METRICS.
-    if (options->metrics) overrides.push_back("PASSTIMING_METRICS=" + *options->metrics);
+    if (options->metrics) {
+      overrides.push_back(environment_assignment(kMetricsSetting, *options->metrics));
+    }
 
     for (unsigned run = 1; run <= options->repeat; ++run) {
       std::vector<std::string> run_overrides = overrides;
-      run_overrides.push_back("PASSTIMING_PROFILE=" + expand_run_number(options->profile, run));
-      run_overrides.push_back("PASSTIMING_EVENTS=" + expand_run_number(options->events, run));
+      run_overrides.push_back(
+          environment_assignment(kProfileSetting, expand_run_number(options->profile, run)));
+      run_overrides.push_back(
+          environment_assignment(kEventsSetting, expand_run_number(options->events, run)));
       const std::optional<int> status = spawn_and_wait(argv, child_environment(run_overrides));
       if (!status) return kExitUsage;
 

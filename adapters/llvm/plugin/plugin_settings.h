@@ -16,21 +16,6 @@ namespace passtiming::llvm_plugin {
 /// Where the text report goes.
 enum class ReportTarget { standard_error, off, file };
 
-/// One setting's name as an option and as an environment variable.
-struct SettingName {
-  std::string_view option;       ///< e.g. "passtiming-threshold-ms" (used as -mllvm -NAME=…)
-  std::string_view environment;  ///< e.g. "PASSTIMING_THRESHOLD_MS"
-};
-
-inline constexpr SettingName kThresholdSetting{"passtiming-threshold-ms",
-                                               "PASSTIMING_THRESHOLD_MS"};
-inline constexpr SettingName kProfileSetting{"passtiming-profile", "PASSTIMING_PROFILE"};
-inline constexpr SettingName kEventsSetting{"passtiming-events", "PASSTIMING_EVENTS"};
-inline constexpr SettingName kReportSetting{"passtiming-report", "PASSTIMING_REPORT"};
-inline constexpr SettingName kContextSetting{"passtiming-context", "PASSTIMING_CONTEXT"};
-inline constexpr SettingName kAnalysesSetting{"passtiming-analyses", "PASSTIMING_ANALYSES"};
-inline constexpr SettingName kMetricsSetting{"passtiming-metrics", "PASSTIMING_METRICS"};
-
 /// The values given as command-line options (nullopt: option not given).
 struct OptionValues {
   std::optional<std::string> threshold_ms, profile, events, report, context, analyses, metrics;

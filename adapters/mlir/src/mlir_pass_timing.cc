@@ -17,6 +17,7 @@
 #include "passtiming/mlir.h"
 #include "passtiming/profile_io.h"
 #include "passtiming/report.h"
+#include "passtiming/settings.h"
 #include "tree_order.h"
 
 namespace passtiming::mlir {
@@ -300,9 +301,7 @@ class TimingInstrumentation final : public ::mlir::PassInstrumentation {
 
 MlirPassTiming::MlirPassTiming(Options options)
     : threshold_ms_(options.threshold_ms), context_(std::move(options.context)) {
-  if (!std::isfinite(threshold_ms_) || threshold_ms_ < 0) {
-    throw std::invalid_argument("threshold_ms must be a finite non-negative number");
-  }
+  check_threshold_ms(threshold_ms_, "threshold_ms");
   if (!options.clock) options.clock = steady_clock();
   std::shared_ptr<MetricSampler> sampler;
   if (!options.metrics.empty()) {

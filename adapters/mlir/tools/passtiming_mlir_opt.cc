@@ -53,11 +53,11 @@ llvm::cl::opt<bool> timing_flag("passtiming",
                                 llvm::cl::desc("Print the per-pass timing report to stderr"),
                                 llvm::cl::init(false), llvm::cl::cat(timing_category()));
 llvm::cl::opt<std::string> threshold_flag(
-    "passtiming-threshold-ms",
+    llvm::StringRef(passtiming::kThresholdSetting.option),
     llvm::cl::desc("Hide passes under this inclusive time in the report (implies --passtiming)"),
     llvm::cl::value_desc("ms"), llvm::cl::init(""), llvm::cl::cat(timing_category()));
 llvm::cl::opt<std::string> profile_flag(
-    "passtiming-profile",
+    llvm::StringRef(passtiming::kProfileSetting.option),
     llvm::cl::desc("Write the JSON profile to this file, '-' for stdout (implies --passtiming)"),
     llvm::cl::value_desc("file"), llvm::cl::init(""), llvm::cl::cat(timing_category()));
 
@@ -70,7 +70,8 @@ std::optional<double> requested_threshold(const passtiming::OutputSettings& outp
   if (!wanted) return std::nullopt;
   if (threshold_flag.empty()) return 0.0;
   try {
-    return passtiming::parse_threshold_ms(threshold_flag, "--passtiming-threshold-ms");
+    return passtiming::parse_threshold_ms(threshold_flag,
+                                          "--" + std::string(passtiming::kThresholdSetting.option));
   } catch (const std::exception& error) {
     llvm::errs() << "passtiming-mlir-opt: error: " << error.what() << "\n";
     std::exit(kUsageError);
@@ -93,8 +94,9 @@ bool emit_timing(passtiming::mlir::MlirPassTiming& timing,
     passtiming::write_profile_file(timing.profile(), *path);
   } catch (const std::exception& error) {
     llvm::errs() << "passtiming-mlir-opt: error: "
-                 << (from_flag ? "--passtiming-profile" : "PASSTIMING_PROFILE") << ": "
-                 << error.what() << "\n";
+                 << (from_flag ? "--" + std::string(passtiming::kProfileSetting.option)
+                               : std::string(passtiming::kProfileSetting.environment))
+                 << ": " << error.what() << "\n";
     return false;
   }
   return true;
