@@ -17,22 +17,12 @@
 
 namespace passtiming {
 
-/// An EventObserver that appends each event to a memory-mapped file.
-///
-/// Why a mapping: a store into a MAP_SHARED page is in the kernel's page
-/// cache the moment it is made, so it reaches the file even when the process
-/// dies by SIGKILL or a segfault right after — at the cost of a memcpy, with
-/// no system call per event.
-///
-/// Why a helper thread: the first store to each page of a new file makes the
-/// kernel find it memory, which costs far more than writing the event
-/// (several microseconds a page on a virtual machine), and that cost would
-/// land inside whichever pass happened to cross the page. A helper thread
-/// therefore keeps the file allocated (posix_fallocate, so a full disk is an
-/// error when growing, never a SIGBUS), mapped and populated a few megabytes
-/// ahead of the writer, which only formats and copies. The mapping sits in an
-/// address range reserved once, so it grows without moving. Without the
-/// thread (it could not be started) the writer grows the file itself.
+/// An EventObserver that appends each event to a file as it happens. Each
+/// event is in the file as soon as its callback returns, even when the
+/// process dies by SIGKILL or a segfault right after; a full disk is an
+/// error naming the file, never a crash. The file is grown ahead of the
+/// writer by a helper thread (or, when none can be started, by the writer),
+/// so that growing it is not part of any pass's time (how: event_log_writer.cc).
 ///
 /// A killed process leaves the unused rest of the file as NUL bytes, which
 /// the reader ignores; close() (and the destructor) truncates the file to

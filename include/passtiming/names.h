@@ -16,10 +16,8 @@ namespace passtiming {
 
 using NameId = std::uint32_t;
 
-/// Whether the `size` bytes at `a` and `b` are equal. Pass names and kernel
-/// labels are a few dozen bytes, and this runs two or three times per pass:
-/// comparing them eight bytes at a time inline is several times cheaper than
-/// a call to memcmp, which long texts still get.
+/// Whether the `size` bytes at `a` and `b` are equal (inline: it runs two
+/// or three times per pass; see names.cc).
 inline bool same_bytes(const char* a, const char* b, std::size_t size) noexcept {
   auto word = [](const char* p) {
     std::uint64_t w;
@@ -98,11 +96,7 @@ class NameTable {
 /// The text is still compared with the table's, so a buffer reused with new
 /// contents, or a table cleared since, is never given a stale id: a cached id
 /// is trusted only when the table holds exactly `text` under it, which makes
-/// the cache need no invalidation.
-///
-/// Two ways per set, 512 sets: an -O2 pipeline keeps about 150 pass names and
-/// the current function's name live at once, and a direct-mapped cache of 64
-/// slots missed on one intern in five from collisions between them.
+/// the cache need no invalidation. (Its size and shape: names.cc.)
 class NameCache {
  public:
   NameId intern(NameTable& table, std::string_view text) {
@@ -118,11 +112,10 @@ class NameCache {
   }
 
   /// intern() for text whose bytes never change while the cache is in use
-  /// (an LLVM pass name: a type name in the binary). A slot for the same
-  /// address and size is trusted without reading the table, whose lines a
-  /// pass running between two events has evicted. The owner clears the
-  /// cache whenever it clears or replaces the table, since this way does not
-  /// look at the table to catch a stale id.
+  /// (an LLVM pass name: a type name in the binary): a slot for the same
+  /// address and size is trusted without reading the table. The owner clears
+  /// the cache whenever it clears or replaces the table, since this way does
+  /// not look at the table to catch a stale id.
   NameId intern_stable(NameTable& table, std::string_view text) {
     if (text.empty()) return 0;
     Set& set = sets_[set_of(text.data(), text.size())];

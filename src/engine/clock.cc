@@ -1,5 +1,12 @@
 #include "passtiming/clock.h"
 
+// SteadyClock::read() is inline in the header and calls clock_gettime
+// directly: that is the system call std::chrono::steady_clock makes
+// (CLOCK_MONOTONIC, answered in user space by the vDSO), without the virtual
+// call or the hop through libstdc++. On a compile of 300,000 passes that is
+// as many fewer cold instruction-cache lines, which is why the LLVM adapter
+// reads it this way when its clock is the steady one.
+
 namespace passtiming {
 
 std::shared_ptr<const Clock> steady_clock() {
