@@ -162,7 +162,7 @@ PyType_Slot slots[] = {
                        "instrument protocol. It holds the timing state, never the wrapper.")},
     {0, nullptr}};
 
-PyType_Spec spec = {"passtiming.TimingPassInstrument", sizeof(InstrumentObject), 0,
+PyType_Spec spec = {"passtiming.RecorderInstrument", sizeof(InstrumentObject), 0,
                     Py_TPFLAGS_DEFAULT, slots};
 
 }  // namespace
@@ -175,7 +175,7 @@ void bind_timing_callbacks(py::module_& m) {
   reinterpret_cast<PyTypeObject*>(type)->tp_new = nullptr;
   // This pointer keeps its own reference: the module attribute may be deleted.
   instrument_type = reinterpret_cast<PyTypeObject*>(type);
-  m.attr("TimingPassInstrument") = py::reinterpret_steal<py::object>(type);
+  m.attr("RecorderInstrument") = py::reinterpret_steal<py::object>(type);
   Py_INCREF(type);
 }
 

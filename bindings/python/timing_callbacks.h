@@ -35,10 +35,10 @@ struct TimingCallbacks {
   const Section& section() const { return timing->section(); }
 };
 
-/// Adds the type `TimingPassInstrument` to `m`.
+/// Adds the type `RecorderInstrument` to `m`.
 void bind_timing_callbacks(py::module_& m);
 
-/// A new `TimingPassInstrument` sharing `callbacks`.
+/// A new `RecorderInstrument` sharing `callbacks`.
 py::object make_timing_pass_instrument(std::shared_ptr<TimingCallbacks> callbacks);
 
 }  // namespace passtiming::python

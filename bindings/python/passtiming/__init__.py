@@ -19,8 +19,8 @@ from . import _passtiming
 from ._passtiming import (
     Clock,
     ManualClock,
+    RecorderInstrument,
     TileLangPassTimingInstrument,
-    TimingPassInstrument,
     __version__,
     build_pass_instruments,
     report_pass_timing_on_exit,
