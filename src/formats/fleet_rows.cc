@@ -13,6 +13,7 @@
 #include "json_text.h"
 #include "passtiming/errors.h"
 #include "passtiming/fleet.h"
+#include "profile_json_fields.h"
 #include "text_writing.h"
 
 namespace passtiming {
@@ -160,29 +161,27 @@ void RowWriter::append(std::string& out, std::size_t s, std::size_t index) {
   }
   const Record& r = section.records[index];
   out += section_head_;
-  // The numbers and the two names: at most 12 numbers and 8 keys.
+  // The numbers and the two names: at most 12 numbers and 8 keys. The
+  // members a row shares with a profile record come from kRecordFields.
+  using detail::put_record_member;
+  using detail::record_field_index;
   char numbers[512];
   char* p = numbers;
-  p = put(p, "\"sequence\":");
-  p = put_int(p, r.sequence);
+  p = put_record_member<record_field_index("sequence"), 0>(p, r, quoted_);
   p = put(p, ",\"parent_sequence\":");
   p = put_int(p, r.parent == kNoParent ? std::int64_t{-1} : std::int64_t{r.parent});
   p = put(p, ",\"pass\":");
   out.append(numbers, p);
   out += quoted_[r.name];
-  out += ",\"kernel\":";
+  out += detail::record_member_prefix<record_field_index("kernel")>();
   out += quoted_[r.kernel];
   p = numbers;
-  p = put(p, ",\"depth\":");
-  p = put_int(p, r.depth);
+  p = put_record_member<record_field_index("depth")>(p, r, quoted_);
   p = put(p, ",\"thread\":");
   p = put_int(p, r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
-  p = put(p, ",\"start_ns\":");
-  p = put_int(p, r.start_ns);
-  p = put(p, ",\"inclusive_ns\":");
-  p = put_int(p, r.inclusive_ns);
-  p = put(p, ",\"self_ns\":");
-  p = put_int(p, r.self_ns);
+  p = put_record_member<record_field_index("start_ns")>(p, r, quoted_);
+  p = put_record_member<record_field_index("inclusive_ns")>(p, r, quoted_);
+  p = put_record_member<record_field_index("self_ns")>(p, r, quoted_);
   p = put(p, ",\"failed\":");
   p = put_int(p, (r.flags & kRecordFailed) ? 1 : 0);
   p = put(p, "}\n");

@@ -12,6 +12,7 @@
 #include "json_text.h"
 #include "metric_fields.h"
 #include "passtiming/profile_io.h"
+#include "profile_json_fields.h"
 #include "profile_json_reader.h"
 #include "text_writing.h"
 
@@ -39,53 +40,50 @@ std::vector<std::string> quoted_names(const NameTable& names) {
   return quoted;
 }
 
-/// The line of one record after `separator`. A compile writes hundreds of
-/// thousands of records at its end, so the line is built in one stack buffer
-/// and appended to `out` once, rather than in six pieces that each check the
-/// string's capacity. Only names too long for the buffer take that slower
-/// way.
+/// The line of one record after `separator`, member by member as
+/// kRecordFields lists them. A compile writes hundreds of thousands of
+/// records at its end, so the line is built in one stack buffer and appended
+/// to `out` once, rather than in pieces that each check the string's
+/// capacity. Only names too long for the buffer take that slower way.
 void write_record(std::string& out, std::string_view separator,
                   const std::vector<std::string>& quoted, const Record& r,
                   const RecordMetrics* metrics) {
-  // The keys, separator and sixteen numbers of kMaxIntChars (seven of the
-  // record, nine of its metrics) fit in 768 bytes, leaving 768 for the two
-  // quoted names.
+  // The keys, separator and numbers of kMaxIntChars of the record, and its
+  // metric members, fit in 768 bytes, leaving 768 for the quoted names.
   constexpr std::size_t kLineBytes = 1536;
-  const std::string_view name = quoted[r.name];
-  const std::string_view kernel = quoted[r.kernel];
+  constexpr std::size_t kNamesBytes = kLineBytes - 768;
+  static_assert(8 + detail::record_numbers_max_bytes() + detail::kMetricMembersBytes <=
+                kLineBytes - kNamesBytes);
+  std::size_t names_bytes = 0;
+  detail::for_each_record_field([&]<std::size_t I>() {
+    constexpr auto& field = std::get<I>(detail::kRecordFields);
+    if constexpr (field.value == detail::RecordValue::name) {
+      names_bytes += quoted[r.*field.member].size();
+    }
+  });
+  const bool names_fit = names_bytes <= kNamesBytes;
   char line[kLineBytes];
-  char* p = line;
-  if (name.size() + kernel.size() <= kLineBytes - 768) {
-    p = put(p, separator);
-    p = put(p, "{\"name\":");
-    p = put(p, name);
-    p = put(p, ",\"kernel\":");
-    p = put(p, kernel);
-  } else {
-    out += separator;
-    out += "{\"name\":";
-    out += name;
-    out += ",\"kernel\":";
-    out += kernel;
-  }
-  p = put(p, ",\"depth\":");
-  p = put_int(p, r.depth);
-  p = put(p, ",\"sequence\":");
-  p = put_int(p, r.sequence);
-  p = put(p, ",\"parent\":");
-  p = r.parent == kNoParent ? put(p, "null") : put_int(p, r.parent);
-  p = put(p, ",\"thread\":");
-  p = put_int(p, r.thread);
-  p = put(p, ",\"start_ns\":");
-  p = put_int(p, r.start_ns);
-  p = put(p, ",\"inclusive_ns\":");
-  p = put_int(p, r.inclusive_ns);
-  p = put(p, ",\"self_ns\":");
-  p = put_int(p, r.self_ns);
-  if (metrics != nullptr) {
-    p = detail::put_metric_members(p, *metrics, detail::kMetricNumberFields, metrics->ir_flags);
-  }
-  if (r.flags & kRecordFailed) p = put(p, ",\"failed\":true");
+  char* p = put(line, separator);
+  detail::for_each_record_field([&]<std::size_t I>() {
+    constexpr auto& field = std::get<I>(detail::kRecordFields);
+    constexpr char lead = I == 0 ? '{' : ',';
+    if constexpr (field.value == detail::RecordValue::metrics) {
+      if (metrics != nullptr) {
+        p = detail::put_metric_members(p, *metrics, detail::kMetricNumberFields, metrics->ir_flags);
+      }
+    } else if constexpr (field.value == detail::RecordValue::name) {
+      if (names_fit) {
+        p = detail::put_record_member<I, lead>(p, r, quoted);
+      } else {
+        out.append(line, p);
+        p = line;
+        out += detail::record_member_prefix<I, lead>();
+        out += quoted[r.*field.member];
+      }
+    } else {
+      p = detail::put_record_member<I, lead>(p, r, quoted);
+    }
+  });
   *p++ = '}';
   out.append(line, p);
 }
