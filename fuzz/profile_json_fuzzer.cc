@@ -1,8 +1,11 @@
 /// The JSON profile reader on arbitrary bytes: it either returns a profile
 /// that writes back to JSON which reads again to the same text, or throws
-/// InputError naming the source. Nothing else. The streamed reader, given
-/// the same bytes as a file, either declines or returns that same profile.
+/// InputError naming the source. Nothing else. Its modes agree: the fast and
+/// the located mode accept the same bytes and read the same profile, and the
+/// streamed mode, given the bytes as a file, either declines or reads that
+/// same profile too.
 
+#include <simdjson.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "formats/profile_json_stream.h"
+#include "formats/profile_json_reader.h"
 #include "fuzz_check.h"
 #include "passtiming/errors.h"
 #include "passtiming/profile_json.h"
@@ -20,7 +23,7 @@
 
 namespace {
 
-/// The bytes as a file, read by the streamed reader.
+/// The bytes as a file, read in the streamed mode.
 std::optional<passtiming::Profile> read_streamed(std::string_view text) {
   const int fd = ::memfd_create("profile", MFD_CLOEXEC);
   passtiming::fuzz::check(fd >= 0, "memfd_create failed");
@@ -31,9 +34,20 @@ std::optional<passtiming::Profile> read_streamed(std::string_view text) {
   }
   ::lseek(fd, 0, SEEK_SET);
   std::optional<passtiming::Profile> profile =
-      passtiming::detail::read_profile_streamed(fd, text.size());
+      passtiming::detail::read_profile_json_streamed(fd, text.size());
   ::close(fd);
   return profile;
+}
+
+/// The bytes read in the located mode, or nullopt when it refuses them.
+std::optional<passtiming::Profile> read_located(const simdjson::padded_string& text) {
+  try {
+    return passtiming::detail::read_profile_json_located(text, "fuzz.json");
+  } catch (const passtiming::InputError& e) {
+    passtiming::fuzz::check(std::string_view(e.what()).starts_with("fuzz.json:"),
+                            "the located mode threw an InputError that does not name the source");
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -42,25 +56,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace passtiming;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::optional<Profile> streamed = read_streamed(text);
+  const simdjson::padded_string padded(text);
+  const std::optional<Profile> fast = detail::read_profile_json_fast(padded);
+  const std::optional<Profile> located = read_located(padded);
+  fuzz::check(fast.has_value() == located.has_value(),
+              "the fast and the located mode disagree on whether the profile is valid");
   Profile profile;
   try {
     profile = parse_profile_json(text, "fuzz.json");
   } catch (const InputError& e) {
     fuzz::check(std::string_view(e.what()).starts_with("fuzz.json:"),
                 "an InputError that does not name the source");
-    fuzz::check(!streamed, "the streamed reader accepted a profile the reader rejects");
+    fuzz::check(!fast, "parse_profile_json rejected a profile the fast mode accepts");
+    fuzz::check(!streamed, "the streamed mode accepted a profile the reader rejects");
     return 0;
   }
+  fuzz::check(fast.has_value(), "parse_profile_json accepted a profile the fast mode rejects");
+  const std::string json = profile_to_json(profile);
+  fuzz::check(profile_to_json(*fast) == json, "the fast mode read another profile");
+  fuzz::check(profile_to_json(*located) == json, "the located mode read another profile");
   if (streamed) {
-    fuzz::check(profile_to_json(*streamed) == profile_to_json(profile),
-                "the streamed reader read another profile");
+    fuzz::check(profile_to_json(*streamed) == json, "the streamed mode read another profile");
   }
   (void)render_session_report(profile, 0.0);
   for (const Section& section : profile.sections) {
     (void)section.order_by_sequence();
     (void)render_report(section, 1.0, section.context);
   }
-  const std::string json = profile_to_json(profile);
   Profile again;
   try {
     again = parse_profile_json(json, "round-trip.json");

@@ -21,7 +21,6 @@
 #include "passtiming/event_log.h"
 #include "passtiming/version.h"
 #include "profile_json_reader.h"
-#include "profile_json_stream.h"
 
 namespace passtiming {
 namespace {
@@ -82,10 +81,10 @@ bool looks_like_event_log(std::string_view text) {
 }
 
 /// Below this size a file is read whole: one parse of a text this small
-/// costs less than the streamed reader's two (skeleton and records).
+/// costs less than the streamed mode's two (skeleton and records).
 constexpr std::uint64_t kStreamMinBytes = std::uint64_t{1} << 20;
 
-/// The profile in the regular file `path` read by the streamed reader, or
+/// The profile in the regular file `path` read in the reader's streamed mode, or
 /// nullopt for a small file, an event log, another kind of file, or another
 /// layout.
 std::optional<Profile> load_streamed(const std::string& path) {
@@ -104,7 +103,7 @@ std::optional<Profile> load_streamed(const std::string& path) {
   if (n < 0 || looks_like_event_log(std::string_view(head, static_cast<std::size_t>(n)))) {
     return std::nullopt;
   }
-  return detail::read_profile_streamed(fd, static_cast<std::uint64_t>(st.st_size));
+  return detail::read_profile_json_streamed(fd, static_cast<std::uint64_t>(st.st_size));
 }
 
 std::string display_name(const std::string& path) {
@@ -135,7 +134,7 @@ Profile parse_profile_text(std::string_view text, std::string_view source) {
     return replay_event_log(in, source);
   }
   simdjson::padded_string padded(text);
-  return detail::parse_profile_padded(padded, source);
+  return detail::read_profile_json(padded, source);
 }
 
 Profile load_profile(const std::string& path) {
@@ -149,7 +148,7 @@ Profile load_profile(const std::string& path) {
     std::istringstream in{std::string(text)};
     return replay_event_log(in, source);
   }
-  return detail::parse_profile_padded(data, source);
+  return detail::read_profile_json(data, source);
 }
 
 ProfileMetadata current_process_metadata() {

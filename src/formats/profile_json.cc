@@ -153,7 +153,7 @@ void write_profile_json(const Profile& profile, const TextSink& sink) {
 
 Profile parse_profile_json(std::string_view text, std::string_view source) {
   simdjson::padded_string padded(text);
-  return detail::parse_profile_padded(padded, source);
+  return detail::read_profile_json(padded, source);
 }
 
 void append_json_string(std::string& out, std::string_view text) {

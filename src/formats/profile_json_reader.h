@@ -1,28 +1,44 @@
 #pragma once
 /// \file
-/// The JSON profile reader over an already padded buffer, so that files read
-/// straight into simdjson's padded storage are parsed without another copy.
+/// The one reader of the JSON profile (docs/profile-format.md). It has one
+/// set of rules, a record's members coming from kRecordFields
+/// (profile_json_fields.h), and three modes that follow them:
+///
+/// - fast: accepts or refuses, naming nothing;
+/// - located: names the line and the member of the first problem;
+/// - streamed: reads a file in the writer's layout a megabyte at a time,
+///   never holding its whole text.
+///
+/// On the same text every mode accepts or refuses alike, and an accepted
+/// text gives the same profile in every mode.
 
 #include <simdjson.h>
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "passtiming/profile.h"
 
 namespace passtiming::detail {
 
-/// parse_profile_json without the copy into padded storage.
-Profile parse_profile_padded(simdjson::padded_string_view text, std::string_view source);
+/// parse_profile_json on text already in padded storage (no copy): the fast
+/// mode, then, when it refuses, the located mode for the message. Throws
+/// InputError (`SOURCE:LINE: message`).
+Profile read_profile_json(simdjson::padded_string_view text, std::string_view source);
 
-/// The DOM parser every reader on this thread shares: its buffers are kept
-/// between files, which makes reading thousands of small profiles cheap.
-simdjson::dom::parser& thread_dom_parser();
+/// The fast mode alone: the profile, or nullopt when the text breaks a rule.
+std::optional<Profile> read_profile_json_fast(simdjson::padded_string_view text);
 
-/// Appends the records of a parsed JSON array to `section`, by the rules of
-/// the profile reader, raising `max_thread` to the largest thread index seen.
-/// False when the value is not an array or a record breaks a rule (the
-/// records before it are then appended already).
-bool append_records(simdjson::dom::element records, Section& section, std::uint32_t& max_thread);
+/// The located mode alone: the profile, or InputError naming `source`, the
+/// line and, where there is one, the member of the first problem.
+Profile read_profile_json_located(simdjson::padded_string_view text, std::string_view source);
+
+/// The streamed mode: the profile in the regular file open as `fd`, read
+/// from offset 0, whose size is `size` bytes. nullopt when the file is laid
+/// out otherwise than the writer lays it out (a profile may be laid out any
+/// way JSON allows) or breaks a rule; read_profile_json then reads it whole
+/// and names the problem.
+std::optional<Profile> read_profile_json_streamed(int fd, std::uint64_t size);
 
 }  // namespace passtiming::detail
