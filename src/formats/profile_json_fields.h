@@ -9,6 +9,7 @@
 /// place the table marks.
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -118,6 +119,29 @@ constexpr std::string_view record_member_prefix() {
   return {kRecordMemberPrefix<I, Lead>.data(), kRecordMemberPrefix<I, Lead>.size()};
 }
 
+/// Writes kRecordMemberPrefix<I, Lead> at `p`; returns the end.
+template <std::size_t I, char Lead = ','>
+char* put_record_member_prefix(char* p) noexcept {
+  constexpr auto& text = kRecordMemberPrefix<I, Lead>;
+  constexpr std::size_t n = text.size();
+  static_assert(n >= 8 && n <= 16, "a prefix is written as two words of 8 bytes");
+  // Two overlapping words made at compile time, so that the prefix is
+  // stored from immediates as a string literal's bytes are (a copy from the
+  // array loads it first).
+  constexpr auto word_at = [](std::size_t at) {
+    std::uint64_t word = 0;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const auto byte = static_cast<std::uint64_t>(static_cast<unsigned char>(text[at + k]));
+      word |= byte << (std::endian::native == std::endian::little ? 8 * k : 56 - 8 * k);
+    }
+    return word;
+  };
+  constexpr std::uint64_t first = word_at(0), last = word_at(n - 8);
+  std::memcpy(p, &first, 8);
+  std::memcpy(p + n - 8, &last, 8);
+  return p + n;
+}
+
 /// Writes field I of `r` at `p` as `"KEY":VALUE` after `Lead` (a flag only
 /// when set, as `true`; a name as its entry in `quoted`, the section's names
 /// as JSON strings); returns the end. The caller makes room for the key,
@@ -128,10 +152,10 @@ char* put_record_member(char* p, const Record& r, const std::vector<std::string>
   static_assert(field.value != RecordValue::metrics, "the metric members are the caller's");
   if constexpr (field.value == RecordValue::flag) {
     if (!(r.*field.member & field.bit)) return p;
-    p = put(p, record_member_prefix<I, Lead>());
+    p = put_record_member_prefix<I, Lead>(p);
     return put(p, "true");
   } else {
-    p = put(p, record_member_prefix<I, Lead>());
+    p = put_record_member_prefix<I, Lead>(p);
     if constexpr (field.value == RecordValue::name) {
       return put(p, quoted[r.*field.member]);
     } else if constexpr (field.value == RecordValue::unsigned_or_null) {
