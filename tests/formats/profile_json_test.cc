@@ -314,6 +314,17 @@ TEST(ProfileJsonTest, TheFastAndTheLocatedModeReadTheSameProfile) {
   EXPECT_FALSE(detail::read_profile_json_fast(simdjson::padded_string(std::string("{}"))));
 }
 
+// The located mode skips unknown members without checking the syntax inside
+// them, so it reads a text the fast mode refuses; such a text is refused with
+// no better place than the first line.
+TEST(ProfileJsonTest, ASyntaxErrorInsideAnUnknownMemberIsAMalformedProfile) {
+  const std::string text =
+      R"({"format":"passtiming-profile","version":1,"x":{"a""b"},"sections":[]})";
+  EXPECT_FALSE(detail::read_profile_json_fast(simdjson::padded_string(text)));
+  EXPECT_EQ(located_json(text), profile_to_json(Profile{}));
+  EXPECT_EQ(parse_error(text), "bad.json:1: malformed profile");
+}
+
 // ---------------------------------------------------------------- the streamed mode
 //
 // The streamed mode against the whole-file read: the same profile for every
