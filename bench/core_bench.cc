@@ -86,15 +86,15 @@ Section make_section(std::size_t records) {
   std::size_t made = 0;
   for (int kernel = 0; made < records; ++kernel) {
     const std::string label = "kernel_" + std::to_string(kernel % 5000);
-    sm.before(t, "FunctionPassManager", label);
+    sm.begin(t, {"FunctionPassManager", label});
     ++made;
     for (int i = 0; i < 8 && made < records; ++i, ++made) {
-      sm.before(t, passes[i], label);
+      sm.begin(t, {passes[i], label});
       t += 1000 + (kernel * 7919 + i * 104729) % 50000;
-      sm.after(t, passes[i]);
+      sm.end(t, {passes[i]});
     }
     t += 100;
-    sm.after(t, "FunctionPassManager");
+    sm.end(t, {"FunctionPassManager"});
   }
   sm.exit(t);
   return sm.take_section();

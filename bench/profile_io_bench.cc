@@ -238,8 +238,8 @@ void BM_StateMachinePassPairWithEventLog(benchmark::State& state) {
   sm.enter(clock.now_ns(), "bench");
   std::size_t n = 0;
   for (auto _ : state) {
-    sm.before_now(clock, "tl.LowerTileOp", "matmul_kernel");
-    sm.after(clock.now_ns(), "tl.LowerTileOp");
+    sm.begin_now(clock, {"tl.LowerTileOp", "matmul_kernel"});
+    sm.end(clock.now_ns(), {"tl.LowerTileOp"});
     if (++n == 1'000'000) {  // keep the record vector from growing without bound
       state.PauseTiming();
       sm.enter(clock.now_ns(), "bench");

@@ -23,10 +23,10 @@ inline passtiming::Profile synthetic_profile(std::size_t records) {
   sm.enter(t, "stage=lower, kernel=bench");
   for (std::size_t i = 0; i + 1 < records; i += 2) {
     const std::string& kernel = kernels[(i / 2) % kernels.size()];
-    sm.before(t += 1'000, names[(i / 2) % names.size()], kernel);
-    sm.before(t += 2'345, names[(i / 2 + 7) % names.size()], kernel);
-    sm.after(t += 123'456, names[(i / 2 + 7) % names.size()]);
-    sm.after(t += 777, names[(i / 2) % names.size()]);
+    sm.begin(t += 1'000, {names[(i / 2) % names.size()], kernel});
+    sm.begin(t += 2'345, {names[(i / 2 + 7) % names.size()], kernel});
+    sm.end(t += 123'456, {names[(i / 2 + 7) % names.size()]});
+    sm.end(t += 777, {names[(i / 2) % names.size()]});
   }
   sm.exit(t);
   passtiming::Profile profile;

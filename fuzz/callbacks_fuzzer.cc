@@ -75,10 +75,10 @@ class ShadowObserver final : public EventObserver {
   }
   void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
                  ThreadKey tid) noexcept override {
-    machine.before(t, pass, kernel, tid);
+    machine.begin(t, {pass, kernel, tid});
   }
   void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override {
-    machine.after(t, pass, tid);
+    machine.end(t, {pass, tid});
   }
   void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
                ThreadKey tid) noexcept override {

@@ -8,7 +8,9 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "passtiming/clock.h"
@@ -49,12 +51,69 @@ class EventObserver {
   }
 };
 
-/// A running frame named by the thread whose stack holds it and its sequence:
-/// the parent of a frame that another thread pushes (MLIR runs a nested
-/// pipeline on a worker thread for a pass adaptor running on another thread).
+/// A running frame as its source names it: the thread whose stack holds it
+/// and the key the source gave it when it began (BeginEvent::key).
 struct ParentRef {
   ThreadKey thread = 0;
-  std::uint32_t sequence = 0;
+  const void* key = nullptr;  ///< null: no frame named
+};
+
+/// What begins a frame (`run_before_pass`). A source sets the fields it
+/// needs; the others, left as they are, ask for nothing.
+///
+/// `Kernel` is the kernel label's text, or a callable returning it (as a
+/// std::string_view or convertible to one) that is called at most once,
+/// while the event is handled, and only when the label is needed (see
+/// `unit`).
+template <typename Kernel = std::string_view>
+struct BeginEvent {
+  std::string_view pass;
+  Kernel kernel = {};
+  ThreadKey thread = 0;
+  /// The IR unit the pass runs on, by address (LLVM: the Function, the
+  /// Module, the Loop's function), or null. When the frame below on
+  /// `thread`'s stack ran on the same unit, the new frame takes that frame's
+  /// kernel label and `kernel` is not read: a unit cannot be destroyed while
+  /// a pass over it runs. A unit renamed inside its own pipeline keeps its
+  /// old label until that pipeline ends.
+  const void* unit = nullptr;
+  /// The frame's own key, by which frames beginning later, on any thread,
+  /// name it as their parent (MLIR: the Pass*); or null.
+  const void* key = nullptr;
+  /// The frame's parent: the running frame with key `parent.key` on thread
+  /// `parent.thread` (the innermost, should there be several). The new frame
+  /// goes on `thread`'s stack with depth = the parent's depth + 1; its record
+  /// names the parent, and its inclusive time counts among the parent's
+  /// children. A parent that is not running is logged ("Pass timing parent
+  /// of NAME is not running on thread T") and the frame nests as without
+  /// one. Null key: the frame below on `thread`'s stack.
+  ParentRef parent = {};
+  /// `pass` stays at the same address with the same text until the frame
+  /// ends (LLVM's pass names are type names in the binary): an end event
+  /// whose name is at that address matches without its text being read.
+  bool stable_name = false;
+  /// The frame's kernel label is that of its first child, known when the
+  /// child begins (MLIR: a nested pipeline, whose operation its first pass
+  /// names); `kernel` and `unit` are not read. The observer and the sampler
+  /// see the frame begin then, with the frame's own timestamp, right before
+  /// the child; a frame that ends without a child is labelled "".
+  bool kernel_from_first_child = false;
+  /// The frame ends, failed, when a frame directly above it on its stack
+  /// ends with kRecordFailed, at that frame's time (MLIR: a pipeline stops
+  /// at its first failing pass and gets no end event of its own).
+  bool ends_with_failed_child = false;
+};
+
+/// What ends a frame (`run_after_pass`).
+struct EndEvent {
+  std::string_view pass;
+  ThreadKey thread = 0;
+  /// RecordFlags stored on the record.
+  std::uint16_t flags = 0;
+  /// The sampler's figures for this event, read by read_sample() before the
+  /// source counted its IR (so that the counting is part of neither the
+  /// pass's CPU time nor its instructions); null: the machine reads them.
+  const MetricSample* sample = nullptr;
 };
 
 /// The timing state machine of one PassContext at a time. Not thread-safe:
@@ -63,10 +122,10 @@ struct ParentRef {
 ///
 ///     TimingStateMachine sm;
 ///     sm.enter(0, "stage=lower");
-///     sm.before(0, "parent", "");
-///     sm.before(1, "child", "matmul");
-///     sm.after(3, "child");
-///     sm.after(5, "parent");
+///     sm.begin(0, {"parent", ""});
+///     sm.begin(1, {"child", "matmul"});
+///     sm.end(3, {"child"});
+///     sm.end(5, {"parent"});
 ///     sm.exit(5);
 ///     const Section& s = sm.section();  // 2 records: child, then parent
 class TimingStateMachine {
@@ -77,127 +136,57 @@ class TimingStateMachine {
   /// labels the section.
   void enter(Nanoseconds t, std::string_view context = {});
 
-  /// `run_before_pass` at time `t`: pushes a frame on `tid`'s stack.
-  void before(Nanoseconds t, std::string_view pass, std::string_view kernel, ThreadKey tid = 0);
-
-  /// `run_before_pass` for a live source: the frame is pushed first and the
-  /// clock read last, so the bookkeeping stays outside the measured time.
-  /// Given a `SteadyClock` (final) rather than a `Clock`, the read is inline.
-  template <std::derived_from<Clock> ClockType>
-  void before_now(const ClockType& clock, std::string_view pass, std::string_view kernel,
-                  ThreadKey tid = 0) {
-    ThreadStack& stack = stack_for(tid);
-    Frame& frame = push_frame(pass, kernel, stack);
-    frame.start_ns = clock.now_ns();
-    // The observer gets the frame's own timestamp, so a replayed log
-    // reproduces the live records exactly; its few nanoseconds of writing
-    // fall inside the pass, which is the price of that exactness.
-    if (extras_) [[unlikely]] {
-      begin_extras(frame.start_ns, pass, kernel, stack);
-    }
-  }
-
-  /// before_now() for a source that knows the IR unit of each pass by its
-  /// address (LLVM: the Function, Module or Loop's function) and whose pass
-  /// names live in storage that never changes while the pass runs (LLVM's
-  /// names are type names in the binary). When the frame below on `tid`'s
-  /// stack ran on the same non-null `unit`, the new frame takes that frame's
-  /// kernel label and `label` is not called: the unit cannot be destroyed
-  /// while a pass over it runs, and looking its name up again is, once a pass
-  /// has evicted the caches, the dearest part of a pass's bookkeeping. A unit
-  /// renamed inside its own pipeline keeps its old label until that pipeline
-  /// ends. Otherwise the kernel label is `label()`. End the frame with
-  /// after_stable_name().
-  template <std::derived_from<Clock> ClockType, std::invocable LabelFn>
-  void before_now_on_unit(const ClockType& clock, std::string_view pass, const void* unit,
-                          LabelFn&& label, ThreadKey tid = 0) {
-    ThreadStack& stack = stack_for(tid);
-    // The pass first, then the kernel, as every other way interns them.
-    const NameId pass_id = name_cache_.intern_stable(section_.names, pass);
-    NameId kernel;
-    if (unit != nullptr && !stack.frames.empty() && stack.frames.back().unit == unit) {
-      kernel = stack.frames.back().kernel;
-    } else {
-      kernel = name_cache_.intern(section_.names, std::string_view(label()));
-    }
-    Frame& frame = push_frame_ids(pass_id, kernel, stack);
-    frame.unit = unit;
-    frame.name_data = pass.data();
-    frame.name_size = pass.size();
-    frame.start_ns = clock.now_ns();
-    if (extras_) [[unlikely]] {
-      begin_extras(frame.start_ns, pass, section_.names[kernel], stack);
-    }
-  }
-
-  /// `run_before_pass` for a frame whose parent is `parent` (null: the frame
-  /// below it on `tid`'s stack, as in before()). The frame goes on `tid`'s
-  /// stack with depth = the parent's depth + 1; when it completes, its record
-  /// names the parent and its inclusive time counts among the parent's
-  /// children. A parent that is not running is logged ("Pass timing parent
-  /// N of NAME is not running on thread T") and the frame nests as in
-  /// before(). Returns the new frame's sequence, which later frames may name
-  /// as their parent.
-  std::uint32_t before(Nanoseconds t, std::string_view pass, std::string_view kernel, ThreadKey tid,
-                       const ParentRef* parent);
-  /// before_now() with a parent, as above; returns the new frame's sequence.
-  std::uint32_t before_now(const Clock& clock, std::string_view pass, std::string_view kernel,
-                           ThreadKey tid, const ParentRef* parent);
-
-  /// `run_after_pass` at time `t`. When `tid`'s stack is empty or its top is
-  /// another pass, logs "Ignoring unmatched pass timing callback for NAME
-  /// (expected TOP)", clears that stack and records nothing. Otherwise pops
-  /// the frame and records it. `flags` are stored on the record.
-  void after(Nanoseconds t, std::string_view pass, ThreadKey tid = 0, std::uint16_t flags = 0) {
-    if (extras_) [[unlikely]] {
-      after_with_extras(t, pass, tid, flags);
+  /// `run_before_pass` at time `t` (a replayed log's timestamp): pushes a
+  /// frame on `event.thread`'s stack.
+  template <typename Kernel = std::string_view>
+  void begin(Nanoseconds t, const BeginEvent<Kernel>& event) {
+    ThreadStack& stack = stack_for(event.thread);
+    if (extras_ || has_structure(event)) [[unlikely]] {
+      begin_with_extras(nullptr, t, resolved(event, stack), stack);
       return;
     }
-    ThreadStack& stack = stack_for(tid);
-    if (stack.frames.empty() || !is_name(stack.frames.back().name, pass)) [[unlikely]] {
-      ignore_unmatched(stack, pass);
-      return;
-    }
-    complete_top(t, stack, flags);
+    push(event, stack).start_ns = t;
   }
 
-  /// The sampler's figures now (nothing without metrics): for a source that
-  /// counts its IR after the pass, read right after the clock and handed to
-  /// after_sampled() once the count is noted, so the counting is not part of
-  /// the pass's CPU time or instructions.
-  void read_sample(MetricSample& sample) const noexcept {
-    if (sampler_ != nullptr) sampler_->read(sample);
-  }
-  /// after() with the after-event's figures already read by read_sample();
-  /// the IR size noted since (note_ir()) is recorded with them.
-  void after_sampled(Nanoseconds t, std::string_view pass, const MetricSample& end,
-                     ThreadKey tid = 0) {
-    if (!extras_) {
-      after(t, pass, tid);
+  /// begin() for a live source: the frame is pushed first and `clock` read
+  /// last, so the bookkeeping stays outside the measured time. Given a
+  /// SteadyClock (final) rather than a Clock, the read is inline.
+  template <std::derived_from<Clock> ClockType, typename Kernel = std::string_view>
+  void begin_now(const ClockType& clock, const BeginEvent<Kernel>& event) {
+    // Inline, and why: "The hot path" in timing_state.cc.
+    ThreadStack& stack = stack_for(event.thread);
+    if (extras_ || has_structure(event)) [[unlikely]] {
+      begin_with_extras(&clock, 0, resolved(event, stack), stack);
       return;
     }
-    after_with_sample(t, pass, tid, 0, end);
+    push(event, stack).start_ns = clock.now_ns();
   }
 
-  /// after() for a frame pushed by before_now_on_unit(): a `pass` at the
-  /// address the frame's name was read from is its name, without comparing
-  /// the text (which, after a pass has run, sits in evicted cache lines). Any
-  /// other address is compared as after() does.
-  void after_stable_name(Nanoseconds t, std::string_view pass, ThreadKey tid = 0) {
-    // The common case in as few instructions as possible: once a pass has
-    // run, each of them is likely a cache miss.
+  /// `run_after_pass` at time `t`. When `event.thread`'s stack is empty or
+  /// its top is another pass, logs "Ignoring unmatched pass timing callback
+  /// for NAME (expected TOP)", clears that stack and records nothing.
+  /// Otherwise pops the frame and records it.
+  void end(Nanoseconds t, const EndEvent& event) {
+    // Inline, and why: "The hot path" in timing_state.cc.
     if (!extras_ && last_stack_ < stacks_.size()) [[likely]] {
       ThreadStack& stack = stacks_[last_stack_];
-      if (stack.key == tid && !stack.frames.empty()) [[likely]] {
+      if (stack.key == event.thread && !stack.frames.empty()) [[likely]] {
         const Frame& top = stack.frames.back();
-        if (top.name_data == pass.data() && top.name_size == pass.size() &&
-            top.name_data != nullptr) [[likely]] {
-          complete_top(t, stack, 0);
+        if (top.name_data != nullptr
+                ? top.name_data == event.pass.data() && top.name_size == event.pass.size()
+                : is_name(top.name, event.pass)) [[likely]] {
+          complete_top(t, stack, event.flags);
           return;
         }
       }
     }
-    after_out_of_line(t, pass, tid);
+    end_out_of_line(t, event);
+  }
+
+  /// The sampler's figures now (nothing without metrics), for
+  /// EndEvent::sample.
+  void read_sample(MetricSample& sample) const noexcept {
+    if (sampler_ != nullptr) sampler_->read(sample);
   }
 
   /// `should_run` vetoed a pass: counted in `Section::skipped`.
@@ -211,12 +200,25 @@ class TimingStateMachine {
   /// The names of the passes still running on every thread, outermost first.
   std::vector<std::string> running_passes() const;
 
-  const Section& section() const { return section_; }
-  /// Moves the section out, leaving an empty one. Growth slack is trimmed,
-  /// so a section handed on holds 48 bytes per record; storage from
-  /// reserve() is handed on as it is, since its untouched part is address
-  /// space rather than memory and copying the records is what the
-  /// reservation was made to avoid.
+  /// The completed records, in the order they completed. Their sequences
+  /// number the begin events, except in a section where some frame had a
+  /// key or named its parent (BeginEvent::key, BeginEvent::parent): those
+  /// frames may run in parallel on several threads, and their records are
+  /// numbered in pass-tree order instead, each right after its parent and
+  /// before its parent's later children, siblings in the order they began;
+  /// a record whose parent is not among the records is a root. The reference
+  /// stays valid until the next call of a non-const function, or of
+  /// section() for such a section before exit().
+  const Section& section() const {
+    if (tree_order_) [[unlikely]]
+      return section_in_tree_order();
+    return section_;
+  }
+  /// Moves the section (as section() gives it) out, leaving an empty one.
+  /// Growth slack is trimmed, so a section handed on holds 48 bytes per
+  /// record; storage from reserve() is handed on as it is, since its
+  /// untouched part is address space rather than memory and copying the
+  /// records is what the reservation was made to avoid.
   Section take_section();
 
   /// Room for `records` records without growing. Growth copies every record
@@ -230,7 +232,7 @@ class TimingStateMachine {
   /// Events are also handed to `observer` (not owned; null for none).
   void set_observer(EventObserver* observer) {
     observer_ = observer;
-    extras_ = observer_ != nullptr || sampler_ != nullptr;
+    update_extras();
   }
 
   /// Records `metrics` for every pass from here on, read from `sampler` (not
@@ -243,37 +245,48 @@ class TimingStateMachine {
   void set_metrics(MetricSampler* sampler, MetricSet metrics) {
     sampler_ = sampler;
     metrics_ = sampler != nullptr ? metrics : MetricSet{};
-    extras_ = observer_ != nullptr || sampler_ != nullptr;
+    update_extras();
   }
   MetricSet metrics() const { return metrics_; }
 
-  /// The size of the IR unit (and, for an after-event, IrFlags) that the
-  /// next before- or after-event records with metric `ir`. A source that
-  /// counts its IR calls this right before that event, in the same critical
-  /// section; an event without it records kNotMeasured.
-  void note_ir(std::int64_t size, std::uint8_t flags = 0) {
+  /// What the source measured of the IR unit for the next begin or end event
+  /// (metric `ir`): its size and, for an end event, IrFlags. A source calls
+  /// this right before that event, in the same critical section; an event
+  /// without it records kNotMeasured. `digest`, a hash of the unit's content
+  /// (MLIR: its OperationFingerPrint), given at both the begin and the end of
+  /// a frame, sets kIrChangeKnown, and kIrChanged when the two differ.
+  void note_ir(std::int64_t size, std::uint8_t flags = 0,
+               std::optional<std::uint64_t> digest = std::nullopt) {
     pending_ir_size_ = size;
     pending_ir_flags_ = flags;
+    pending_ir_digest_ = digest;
   }
 
  private:
+  /// A running frame; 64 bytes, the fields of the hot path first.
   struct Frame {
     NameId name;
     NameId kernel;
     std::uint32_t sequence;
+    std::uint32_t parent_sequence;  ///< with kAttached
     std::uint16_t depth;
+    std::uint8_t shape;       ///< FrameShape
+    std::uint32_t name_size;  ///< with `name_data`
     Nanoseconds start_ns;
     Nanoseconds children_ns;
-    /// before_now_on_unit(): the pass's IR unit and where its name was read.
-    const void* unit = nullptr;
-    const char* name_data = nullptr;
-    std::size_t name_size = 0;
-    /// Set for a frame pushed with a ParentRef: the parent's stack index in
-    /// `stacks_` and sequence. kSameStack: the frame below is the parent.
-    std::uint32_t parent_stack = kSameStack;
-    std::uint32_t parent_sequence = 0;
+    const void* unit;
+    const void* key;
+    /// With BeginEvent::stable_name: where the name was read; else null.
+    const char* name_data;
   };
-  static constexpr std::uint32_t kSameStack = ~std::uint32_t{0};
+  /// Bits of Frame::shape, all set by begin_with_extras().
+  enum FrameShape : std::uint8_t {
+    /// kernel_from_first_child, until the child begins; not yet announced.
+    kAwaitingKernel = 1u << 0,
+    kEndsWithFailedChild = 1u << 1,
+    /// The parent is the frame `parent_sequence`, not the frame below.
+    kAttached = 1u << 2,
+  };
   /// The metric readings of a running frame, at the same index as the
   /// frame when metrics are recorded: kept apart so that a frame stays as
   /// small as the timing alone needs.
@@ -281,6 +294,7 @@ class TimingStateMachine {
     MetricSample start;
     std::int64_t cpu_children_ns = 0;
     std::int64_t instructions_children = 0;
+    std::optional<std::uint64_t> ir_digest;
   };
   struct ThreadStack {
     ThreadKey key;
@@ -297,20 +311,65 @@ class TimingStateMachine {
   }
   ThreadStack& find_or_add_stack(ThreadKey tid);
 
-  /// The hot path of every source, inline: a pass pair costs two interned
-  /// strings answered from the name cache, one frame pushed and popped, one
-  /// record appended, and no function call but the clock's.
-  Frame& push_frame(std::string_view pass, std::string_view kernel, ThreadStack& stack) {
-    // The pass first, then the kernel: the order the names get their ids in.
-    const NameId pass_id = name_cache_.intern(section_.names, pass);
-    return push_frame_ids(pass_id, name_cache_.intern(section_.names, kernel), stack);
+  template <typename Kernel>
+  static bool has_structure(const BeginEvent<Kernel>& event) {
+    return event.key != nullptr || event.parent.key != nullptr || event.kernel_from_first_child ||
+           event.ends_with_failed_child;
   }
-  Frame& push_frame_ids(NameId pass, NameId kernel, ThreadStack& stack) {
+  static bool shares_unit(const void* unit, const ThreadStack& stack) {
+    return unit != nullptr && !stack.frames.empty() && stack.frames.back().unit == unit;
+  }
+  template <typename Kernel>
+  static std::string_view kernel_text(const Kernel& kernel) {
+    if constexpr (std::is_invocable_v<const Kernel&>) {
+      return std::string_view(kernel());
+    } else {
+      return std::string_view(kernel);
+    }
+  }
+  /// `event` with its kernel label as text, for begin_with_extras(): the
+  /// label is read only when the frame will need it.
+  template <typename Kernel>
+  static BeginEvent<> resolved(const BeginEvent<Kernel>& event, const ThreadStack& stack) {
+    BeginEvent<> out{event.pass,
+                     {},
+                     event.thread,
+                     event.unit,
+                     event.key,
+                     event.parent,
+                     event.stable_name,
+                     event.kernel_from_first_child,
+                     event.ends_with_failed_child};
+    if (!event.kernel_from_first_child && !shares_unit(event.unit, stack)) {
+      out.kernel = kernel_text(event.kernel);
+    }
+    return out;
+  }
+
+  /// The frame of an event without extras, pushed inline: "The hot path" in
+  /// timing_state.cc.
+  template <typename Kernel>
+  Frame& push(const BeginEvent<Kernel>& event, ThreadStack& stack) {
+    // The pass first, then the kernel: the order the names get their ids in.
+    const NameId pass = event.stable_name ? name_cache_.intern_stable(section_.names, event.pass)
+                                          : name_cache_.intern(section_.names, event.pass);
+    const NameId kernel = shares_unit(event.unit, stack)
+                              ? stack.frames.back().kernel
+                              : name_cache_.intern(section_.names, kernel_text(event.kernel));
+    return push_frame(pass, kernel, event.unit, event.key, event.stable_name ? event.pass : "",
+                      stack);
+  }
+  Frame& push_frame(NameId pass, NameId kernel, const void* unit, const void* key,
+                    std::string_view stable_name, ThreadStack& stack) {
     // One more than the frame below, which is the stack size unless a frame
-    // below was attached to a parent on another thread.
+    // below was attached to a parent elsewhere.
     const std::uint16_t depth =
         stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
-    return stack.frames.emplace_back(Frame{pass, kernel, next_sequence_++, depth, 0, 0});
+    // A name past 32 bits is never matched by address.
+    const bool by_address = !stable_name.empty() && stable_name.size() <= 0xFFFFFFFFu;
+    return stack.frames.emplace_back(Frame{pass, kernel, next_sequence_++, 0, depth, 0,
+                                           static_cast<std::uint32_t>(stable_name.size()), 0, 0,
+                                           unit, key, by_address ? stable_name.data() : nullptr});
   }
   static std::uint16_t saturate_depth(std::size_t depth) {
     return depth < 0xFFFF ? static_cast<std::uint16_t>(depth) : std::uint16_t{0xFFFF};
@@ -319,29 +378,43 @@ class TimingStateMachine {
     const std::string_view name = section_.names[id];
     return name.size() == pass.size() && same_bytes(name.data(), pass.data(), pass.size());
   }
-  /// The observer and the metrics of a before-event whose frame is the top
-  /// of `stack`.
-  [[gnu::noinline]] void begin_extras(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                                      ThreadStack& stack);
-  /// after() with an observer or metrics.
-  [[gnu::noinline]] void after_with_extras(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                                           std::uint16_t flags);
-  /// after_with_extras() once the sampler's after-reading is in `end`.
-  void after_with_sample(Nanoseconds t, std::string_view pass, ThreadKey tid, std::uint16_t flags,
-                         MetricSample end);
+  /// Whether `pass` names `frame`: by address for a stable name, else by text.
+  bool names_frame(const Frame& frame, std::string_view pass) const {
+    return (frame.name_data != nullptr && frame.name_data == pass.data() &&
+            frame.name_size == pass.size()) ||
+           is_name(frame.name, pass);
+  }
+  void update_extras() { extras_ = observer_ != nullptr || sampler_ != nullptr || structured_; }
+
+  /// begin() and begin_now() with an observer, metrics, or a frame shaped
+  /// by its event: the clock (null: `t`) is read once the frame is pushed.
+  [[gnu::noinline]] void begin_with_extras(const Clock* clock, Nanoseconds t,
+                                           const BeginEvent<>& event, ThreadStack& stack);
+  /// The observer and the metrics of the begin event of `stack`'s frame
+  /// `index`, which is the top or, as it takes its kernel, below the top;
+  /// with `takes_ir`, the IR noted for the event.
+  void announce(ThreadStack& stack, std::size_t index, bool takes_ir);
+  /// Labels the frames awaiting a kernel at the top of `stack` with
+  /// `kernel` and announces them, outermost first.
+  void label_awaiting(ThreadStack& stack, NameId kernel);
+  /// The running frame `sequence` on any stack, or null.
+  Frame* find_running(std::uint32_t sequence);
+  /// The innermost running frame with `parent.key` on `parent.thread`.
+  const Frame* find_keyed(const ParentRef& parent) const;
+  /// end() beyond its inline case: another stack, another address, extras.
+  [[gnu::noinline]] void end_out_of_line(Nanoseconds t, const EndEvent& event);
+  /// end() with an observer, metrics or shaped frames.
+  void end_with_extras(Nanoseconds t, const EndEvent& event);
   /// The metrics of the record complete_top() just made from `stack`'s top.
   void finish_metrics(ThreadStack& stack, const MetricSample& end);
-  /// after(), not inlined: the uncommon cases of after_stable_name().
-  [[gnu::noinline]] void after_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey tid);
   /// Pops the top frame of `stack` (its name already matched) into a record.
   /// Hot: kept with the other per-pass functions on few code pages.
   [[gnu::hot]] void complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags);
   /// The seed's rule for an after-callback that does not match the stack.
   [[gnu::cold]] void ignore_unmatched(ThreadStack& stack, std::string_view pass);
-  Frame& push_child_frame(std::string_view pass, std::string_view kernel, ThreadKey tid,
-                          const ParentRef* parent);
-  Frame* find_running(std::uint32_t stack_index, std::uint32_t sequence);
   void discard_incomplete(ThreadStack& stack);
+  /// section() for a section numbered in pass-tree order.
+  const Section& section_in_tree_order() const;
 
   Section section_;
   /// Records asked for by reserve() for the current storage, or 0.
@@ -352,10 +425,18 @@ class TimingStateMachine {
   EventObserver* observer_ = nullptr;
   MetricSampler* sampler_ = nullptr;
   MetricSet metrics_;
-  /// An observer or metrics: the one flag the hot path tests.
+  /// An observer, metrics or a shaped frame: the one flag the hot path tests.
   bool extras_ = false;
+  /// A frame of this section was shaped by its event (FrameShape).
+  bool structured_ = false;
+  /// A frame of this section had a key or named its parent: section() is
+  /// numbered in pass-tree order.
+  bool tree_order_ = false;
   std::int64_t pending_ir_size_ = kNotMeasured;
   std::uint8_t pending_ir_flags_ = 0;
+  std::optional<std::uint64_t> pending_ir_digest_;
+  /// section() in pass-tree order, made when asked for before exit().
+  mutable Section ordered_;
   /// In front of `section_.names`, cleared whenever they are (for
   /// intern_stable). Last: its 16 KiB would otherwise put the fields every
   /// event reads on different pages.

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/huge_pages.h"
+#include "engine/tree_order.h"
 #include "passtiming/logging.h"
 
 namespace passtiming {
@@ -18,7 +19,37 @@ const Logger& timing_logger() {
 
 }  // namespace
 
+// The hot path
+// ------------
+// begin_now() and end() are the per-pass cost of every live source, so their
+// common case stays inline in the header: a pass pair costs two interned
+// strings answered from the name cache, one frame pushed and popped, one
+// record appended, and no function call but the clock's. Everything else
+// (an observer, metrics, a frame shaped by its event, another thread's
+// stack) is one flag, `extras_`, tested once per event, and goes out of line.
+//
+// - The clock is read last at a begin and first at an end (by the source),
+//   so the bookkeeping falls outside the pass's measured time.
+// - An observer gets the frame's own timestamp, so a replayed log reproduces
+//   the live records exactly; its few nanoseconds of writing fall inside the
+//   pass, which is the price of that exactness.
+// - Once a pass has run, the frame's and the names' cache lines have likely
+//   been evicted, so each load the end event makes is likely a miss. A stable
+//   name (BeginEvent::stable_name: LLVM's type names) is therefore matched
+//   by the address and size the frame kept, without reading the name table
+//   or the text, and interned by address (NameCache::intern_stable()).
+// - A pass on the IR unit of the pass below it (BeginEvent::unit) takes that
+//   frame's kernel label: looking the unit's name up again is, once a pass
+//   has evicted the caches, the dearest part of a pass's bookkeeping, and the
+//   unit cannot be destroyed while a pass over it runs.
+// - A frame is 64 bytes; what a cross-thread parent needs (its sequence, the
+//   frame's key and shape) fits in that, and the parent's stack is searched
+//   for only when an attached frame completes, which is rare.
+// - complete_top() is [[gnu::hot]] and the rare paths [[gnu::cold]] or
+//   noinline, which keeps the per-pass code on few pages.
+
 TimingStateMachine::TimingStateMachine() {
+  static_assert(sizeof(Frame) == 64, "a frame must stay at 64 bytes");
   stacks_.reserve(4);
 }
 
@@ -46,6 +77,11 @@ void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   next_sequence_ = 0;
   pending_ir_size_ = kNotMeasured;
   pending_ir_flags_ = 0;
+  pending_ir_digest_.reset();
+  structured_ = false;
+  tree_order_ = false;
+  ordered_ = Section();
+  update_extras();
 }
 
 TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey tid) {
@@ -63,117 +99,185 @@ TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey
   return stacks_.back();
 }
 
-void TimingStateMachine::before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                                ThreadKey tid) {
-  ThreadStack& stack = stack_for(tid);
-  push_frame(pass, kernel, stack).start_ns = t;
-  if (extras_) begin_extras(t, pass, kernel, stack);
-}
-
-TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t stack_index,
-                                                            std::uint32_t sequence) {
-  if (stack_index >= stacks_.size()) return nullptr;
-  std::vector<Frame>& frames = stacks_[stack_index].frames;
-  // A parent is usually at or near the top, so search from there.
-  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    if (it->sequence == sequence) return &*it;
+TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t sequence) {
+  // Sequences are unique within a section; a parent is usually at or near
+  // the top of its stack, so each stack is searched from there.
+  for (ThreadStack& stack : stacks_) {
+    for (auto it = stack.frames.rbegin(); it != stack.frames.rend(); ++it) {
+      if (it->sequence == sequence) return &*it;
+    }
   }
   return nullptr;
 }
 
-TimingStateMachine::Frame& TimingStateMachine::push_child_frame(std::string_view pass,
-                                                                std::string_view kernel,
-                                                                ThreadKey tid,
-                                                                const ParentRef* parent) {
-  ThreadStack& stack = stack_for(tid);  // first: it may grow `stacks_`
-  if (parent == nullptr) return push_frame(pass, kernel, stack);
-  std::uint32_t parent_stack = kSameStack;
-  for (std::size_t i = 0; i < stacks_.size(); ++i) {
-    if (stacks_[i].key == parent->thread) parent_stack = static_cast<std::uint32_t>(i);
+const TimingStateMachine::Frame* TimingStateMachine::find_keyed(const ParentRef& parent) const {
+  for (const ThreadStack& stack : stacks_) {
+    if (stack.key != parent.thread) continue;
+    for (auto it = stack.frames.rbegin(); it != stack.frames.rend(); ++it) {
+      if (it->key == parent.key && (it->shape & kAwaitingKernel) == 0) return &*it;
+    }
+    return nullptr;
   }
-  const Frame* parent_frame = find_running(parent_stack, parent->sequence);
-  if (parent_frame == nullptr) {
-    timing_logger().warning(fmt::format("Pass timing parent {} of {} is not running on thread {}",
-                                        parent->sequence, pass, parent->thread));
-    return push_frame(pass, kernel, stack);
+  return nullptr;
+}
+
+void TimingStateMachine::begin_with_extras(const Clock* clock, Nanoseconds t,
+                                           const BeginEvent<>& event, ThreadStack& stack) {
+  NameId kernel = 0;
+  bool kernel_known = false;
+  // Frames below waiting for this one's label take it first: their begin
+  // events come first, so a replay interns their label before this pass.
+  if (!event.kernel_from_first_child && !stack.frames.empty() &&
+      (stack.frames.back().shape & kAwaitingKernel) != 0) {
+    kernel = name_cache_.intern(section_.names, event.kernel);
+    kernel_known = true;
+    label_awaiting(stack, kernel);
   }
-  // Read before pushing: the push may reallocate the parent's stack.
-  const std::uint16_t depth = saturate_depth(std::size_t{parent_frame->depth} + 1);
-  Frame& frame = push_frame(pass, kernel, stack);
-  frame.depth = depth;
-  frame.parent_stack = parent_stack;
-  frame.parent_sequence = parent->sequence;
-  return frame;
+  // The pass first, then the kernel, as on the inline path.
+  const NameId pass = event.stable_name ? name_cache_.intern_stable(section_.names, event.pass)
+                                        : name_cache_.intern(section_.names, event.pass);
+  if (!kernel_known && !event.kernel_from_first_child) {
+    kernel = shares_unit(event.unit, stack) ? stack.frames.back().kernel
+                                            : name_cache_.intern(section_.names, event.kernel);
+  }
+
+  std::uint8_t shape = 0;
+  if (event.kernel_from_first_child) shape |= kAwaitingKernel;
+  if (event.ends_with_failed_child) shape |= kEndsWithFailedChild;
+  std::uint16_t depth = 0;
+  std::uint32_t parent_sequence = 0;
+  if (event.parent.key != nullptr) {
+    const Frame* parent = find_keyed(event.parent);
+    if (parent == nullptr) {
+      timing_logger().warning(fmt::format("Pass timing parent of {} is not running on thread {}",
+                                          event.pass, event.parent.thread));
+    } else if (stack.frames.empty() || parent != &stack.frames.back()) {
+      // Read before pushing: the push may reallocate the parent's stack.
+      shape |= kAttached;
+      depth = saturate_depth(std::size_t{parent->depth} + 1);
+      parent_sequence = parent->sequence;
+    }
+  }
+  Frame& frame = push_frame(pass, kernel, event.kernel_from_first_child ? nullptr : event.unit,
+                            event.key, event.stable_name ? event.pass : "", stack);
+  if (shape != 0) {
+    frame.shape = shape;
+    if ((shape & kAttached) != 0) {
+      frame.depth = depth;
+      frame.parent_sequence = parent_sequence;
+    }
+    structured_ = true;
+    update_extras();
+  }
+  if (event.key != nullptr || event.parent.key != nullptr) tree_order_ = true;
+  frame.start_ns = clock != nullptr ? clock->now_ns() : t;
+  if ((shape & kAwaitingKernel) == 0) announce(stack, stack.frames.size() - 1, /*takes_ir=*/true);
 }
 
-std::uint32_t TimingStateMachine::before(Nanoseconds t, std::string_view pass,
-                                         std::string_view kernel, ThreadKey tid,
-                                         const ParentRef* parent) {
-  Frame& frame = push_child_frame(pass, kernel, tid, parent);
-  frame.start_ns = t;
-  const std::uint32_t sequence = frame.sequence;
-  if (extras_) begin_extras(t, pass, kernel, stack_for(tid));
-  return sequence;
+void TimingStateMachine::label_awaiting(ThreadStack& stack, NameId kernel) {
+  std::size_t first = stack.frames.size();
+  while (first > 0 && (stack.frames[first - 1].shape & kAwaitingKernel) != 0) --first;
+  for (std::size_t i = first; i < stack.frames.size(); ++i) {
+    stack.frames[i].kernel = kernel;
+    stack.frames[i].shape &= static_cast<std::uint8_t>(~kAwaitingKernel);
+    // The IR noted is the event's that labels them, not theirs.
+    announce(stack, i, /*takes_ir=*/false);
+  }
 }
 
-std::uint32_t TimingStateMachine::before_now(const Clock& clock, std::string_view pass,
-                                             std::string_view kernel, ThreadKey tid,
-                                             const ParentRef* parent) {
-  Frame& frame = push_child_frame(pass, kernel, tid, parent);
-  frame.start_ns = clock.now_ns();
-  const std::uint32_t sequence = frame.sequence;
-  if (extras_) begin_extras(frame.start_ns, pass, kernel, stack_for(tid));
-  return sequence;
-}
-
-void TimingStateMachine::begin_extras(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                                      ThreadStack& stack) {
+void TimingStateMachine::announce(ThreadStack& stack, std::size_t index, bool takes_ir) {
+  const Frame& frame = stack.frames[index];
   if (sampler_ == nullptr) {
-    observer_->on_before(t, pass, kernel, stack.key);
+    if (observer_ != nullptr) {
+      observer_->on_before(frame.start_ns, section_.names[frame.name], section_.names[frame.kernel],
+                           stack.key);
+    }
     return;
   }
   MetricSample sample;
   sampler_->read(sample);
-  if (metrics_.contains(Metric::ir)) sample.ir_size = pending_ir_size_;
-  pending_ir_size_ = kNotMeasured;
-  pending_ir_flags_ = 0;
-  // Frames pushed before the metrics were set have no readings.
-  stack.metric_frames.resize(stack.frames.size() - 1);
-  stack.metric_frames.push_back(MetricFrame{sample});
-  if (observer_ != nullptr) observer_->on_before_sampled(t, pass, kernel, stack.key, sample);
-}
-
-void TimingStateMachine::after_with_extras(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                                           std::uint16_t flags) {
-  MetricSample end;
-  if (sampler_ != nullptr) sampler_->read(end);
-  after_with_sample(t, pass, tid, flags, end);
-}
-
-void TimingStateMachine::after_with_sample(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                                           std::uint16_t flags, MetricSample end) {
-  if (sampler_ != nullptr) {
+  std::optional<std::uint64_t> digest;
+  if (takes_ir) {
     if (metrics_.contains(Metric::ir)) {
-      end.ir_size = pending_ir_size_;
-      end.ir_flags = pending_ir_flags_;
+      sample.ir_size = pending_ir_size_;
+      digest = pending_ir_digest_;
     }
     pending_ir_size_ = kNotMeasured;
     pending_ir_flags_ = 0;
+    pending_ir_digest_.reset();
+  } else if (metrics_.contains(Metric::ir)) {
+    sample.ir_size = kNotMeasured;
+  }
+  // Frames pushed before the metrics were set have no readings.
+  stack.metric_frames.resize(index);
+  stack.metric_frames.push_back(MetricFrame{sample, 0, 0, digest});
+  if (observer_ != nullptr) {
+    observer_->on_before_sampled(frame.start_ns, section_.names[frame.name],
+                                 section_.names[frame.kernel], stack.key, sample);
+  }
+}
+
+void TimingStateMachine::end_out_of_line(Nanoseconds t, const EndEvent& event) {
+  if (extras_) {
+    end_with_extras(t, event);
+    return;
+  }
+  ThreadStack& stack = stack_for(event.thread);
+  if (stack.frames.empty() || !names_frame(stack.frames.back(), event.pass)) [[unlikely]] {
+    ignore_unmatched(stack, event.pass);
+    return;
+  }
+  complete_top(t, stack, event.flags);
+}
+
+void TimingStateMachine::end_with_extras(Nanoseconds t, const EndEvent& event) {
+  ThreadStack& stack = stack_for(event.thread);
+  const bool matched = !stack.frames.empty() && names_frame(stack.frames.back(), event.pass);
+  // A frame still waiting for a child's label ends without one.
+  if (matched && (stack.frames.back().shape & kAwaitingKernel) != 0) label_awaiting(stack, 0);
+  MetricSample end;
+  if (sampler_ != nullptr) {
+    if (event.sample != nullptr) {
+      end = *event.sample;
+    } else {
+      sampler_->read(end);
+    }
+    if (metrics_.contains(Metric::ir)) {
+      end.ir_size = pending_ir_size_;
+      end.ir_flags = pending_ir_flags_;
+      // The digests before and after: whether the pass changed its unit.
+      if (pending_ir_digest_ && matched && stack.metric_frames.size() == stack.frames.size()) {
+        const std::optional<std::uint64_t>& before = stack.metric_frames.back().ir_digest;
+        if (before) {
+          end.ir_flags |=
+              *before == *pending_ir_digest_ ? kIrChangeKnown : kIrChangeKnown | kIrChanged;
+        }
+      }
+    }
+    pending_ir_size_ = kNotMeasured;
+    pending_ir_flags_ = 0;
+    pending_ir_digest_.reset();
   }
   if (observer_ != nullptr) {
     if (sampler_ != nullptr) {
-      observer_->on_after_sampled(t, pass, tid, end);
+      observer_->on_after_sampled(t, event.pass, event.thread, end);
     } else {
-      observer_->on_after(t, pass, tid);
+      observer_->on_after(t, event.pass, event.thread);
     }
   }
-  ThreadStack& stack = stack_for(tid);
-  if (stack.frames.empty() || !is_name(stack.frames.back().name, pass)) [[unlikely]] {
-    ignore_unmatched(stack, pass);
+  if (!matched) [[unlikely]] {
+    ignore_unmatched(stack, event.pass);
     return;
   }
-  complete_top(t, stack, flags);
+  const std::size_t size = stack.frames.size();
+  const bool closes_below = (event.flags & kRecordFailed) != 0 && size >= 2 &&
+                            (stack.frames[size - 2].shape & kEndsWithFailedChild) != 0;
+  complete_top(t, stack, event.flags);
   if (sampler_ != nullptr) finish_metrics(stack, end);
+  if (closes_below) {
+    end_with_extras(t, EndEvent{section_.names[stack.frames.back().name], event.thread,
+                                kRecordFailed, nullptr});
+  }
 }
 
 namespace {
@@ -228,10 +332,6 @@ void TimingStateMachine::finish_metrics(ThreadStack& stack, const MetricSample& 
   section_.metrics.push_back(m);
 }
 
-void TimingStateMachine::after_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey tid) {
-  after(t, pass, tid);
-}
-
 void TimingStateMachine::ignore_unmatched(ThreadStack& stack, std::string_view pass) {
   std::string_view expected =
       stack.frames.empty() ? std::string_view("<none>") : section_.names[stack.frames.back().name];
@@ -262,9 +362,9 @@ void TimingStateMachine::complete_top(Nanoseconds t, ThreadStack& stack, std::ui
   }
   Frame* parent = nullptr;
   std::uint32_t parent_sequence = kNoParent;
-  if (frame.parent_stack != kSameStack) [[unlikely]] {
+  if ((frame.shape & kAttached) != 0) [[unlikely]] {
     parent_sequence = frame.parent_sequence;
-    parent = find_running(frame.parent_stack, frame.parent_sequence);
+    parent = find_running(frame.parent_sequence);
   } else if (!stack.frames.empty()) {
     parent = &stack.frames.back();
     parent_sequence = parent->sequence;
@@ -284,14 +384,20 @@ void TimingStateMachine::skip(Nanoseconds t, std::string_view pass, std::string_
 }
 
 void TimingStateMachine::discard_incomplete(ThreadStack& stack) {
-  if (stack.frames.empty()) return;
+  // A frame still waiting for a child's label has not begun for anyone
+  // who watches: it is dropped without a word.
+  std::size_t count = 0;
   std::string names;
   for (const Frame& frame : stack.frames) {
+    if ((frame.shape & kAwaitingKernel) != 0) continue;
     if (!names.empty()) names += ", ";
     names += section_.names[frame.name];
+    ++count;
   }
-  timing_logger().warning(
-      fmt::format("Discarding {} incomplete pass timing frame(s): {}", stack.frames.size(), names));
+  if (count != 0) {
+    timing_logger().warning(
+        fmt::format("Discarding {} incomplete pass timing frame(s): {}", count, names));
+  }
   stack.frames.clear();
   stack.metric_frames.clear();
 }
@@ -299,21 +405,40 @@ void TimingStateMachine::discard_incomplete(ThreadStack& stack) {
 void TimingStateMachine::exit(Nanoseconds t) {
   if (observer_) observer_->on_exit(t);
   for (ThreadStack& stack : stacks_) discard_incomplete(stack);
+  // Nothing runs now that could name a record by its old sequence.
+  if (tree_order_) {
+    detail::renumber_in_tree_order(section_);
+    tree_order_ = false;
+    ordered_ = Section();
+  }
 }
 
 std::vector<std::string> TimingStateMachine::running_passes() const {
   std::vector<std::string> names;
   for (const ThreadStack& stack : stacks_) {
-    for (const Frame& frame : stack.frames) names.emplace_back(section_.names[frame.name]);
+    for (const Frame& frame : stack.frames) {
+      if ((frame.shape & kAwaitingKernel) == 0) names.emplace_back(section_.names[frame.name]);
+    }
   }
   return names;
 }
 
+const Section& TimingStateMachine::section_in_tree_order() const {
+  // Running frames still hold the sequences the records are numbered by
+  // until they complete, so the section is renumbered in a copy.
+  ordered_ = section_;
+  detail::renumber_in_tree_order(ordered_);
+  return ordered_;
+}
+
 Section TimingStateMachine::take_section() {
   Section out = std::move(section_);
+  if (tree_order_) detail::renumber_in_tree_order(out);
   if (out.records.capacity() > reserved_records_) out.records.shrink_to_fit();
   reserved_records_ = 0;
   section_ = Section();
+  ordered_ = Section();
+  tree_order_ = false;
   name_cache_.clear();
   return out;
 }

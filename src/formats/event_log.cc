@@ -127,13 +127,13 @@ class Replayer {
       const ThreadKey tid = optional_tid(object);
       ensure_context(t);
       read_sample(object);
-      machine_.before(t, pass, kernel, tid);
+      machine_.begin(t, {pass, kernel, tid});
     } else if (ev == "after") {
       const std::string_view pass = string_field(object, "pass");
       const ThreadKey tid = optional_tid(object);
       ensure_context(t);
       read_sample(object);
-      machine_.after(t, pass, tid);
+      machine_.end(t, {pass, tid});
     } else if (ev == "skip") {
       const std::string_view pass = string_field(object, "pass");
       const std::string_view kernel = optional_string(object, "kernel");

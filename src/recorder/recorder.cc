@@ -113,14 +113,14 @@ void Recorder::exit_pass_ctx() noexcept {
 
 void Recorder::run_before_pass(std::string_view pass, std::string_view kernel) noexcept {
   if (!admits_caller()) return;
-  guarded([&] { machine_.before_now(*clock_, pass, kernel); });
+  guarded([&] { machine_.begin_now(*clock_, {pass, kernel}); });
 }
 
 void Recorder::run_after_pass(std::string_view pass) noexcept {
   // The clock first: the checks below are not the pass's time.
   const Nanoseconds t = clock_->now_ns();
   if (!admits_caller()) return;
-  guarded([&] { machine_.after(t, pass); });
+  guarded([&] { machine_.end(t, {pass}); });
 }
 
 void Recorder::run_after_pass_counting_ir(std::string_view pass, IrCounter count,
@@ -133,7 +133,7 @@ void Recorder::run_after_pass_counting_ir(std::string_view pass, IrCounter count
   std::uint8_t flags = 0;
   const std::int64_t size = count(context, flags);
   machine_.note_ir(size, flags);
-  guarded([&] { machine_.after_sampled(t, pass, end); });
+  guarded([&] { machine_.end(t, {.pass = pass, .sample = &end}); });
 }
 
 void Recorder::note_ir(std::int64_t size, std::uint8_t flags) noexcept {

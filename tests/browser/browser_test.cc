@@ -335,12 +335,12 @@ TEST(BrowserTest, ColourSwitchOffersTheRecordedMetricsAndRecoloursBars) {
 TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {
   TimingStateMachine sm;
   sm.enter(0, "threads");
-  sm.before(0, "outer", "k", 1);
-  sm.before(0, "inner", "k", 1);
-  sm.after(3 * kMilli, "inner", 1);
-  sm.after(4 * kMilli, "outer", 1);
-  sm.before(kMilli, "worker", "k", 2);  // the second thread's pass takes half as long
-  sm.after(3 * kMilli, "worker", 2);
+  sm.begin(0, {"outer", "k", 1});
+  sm.begin(0, {"inner", "k", 1});
+  sm.end(3 * kMilli, {"inner", 1});
+  sm.end(4 * kMilli, {"outer", 1});
+  sm.begin(kMilli, {"worker", "k", 2});  // the second thread's pass takes half as long
+  sm.end(3 * kMilli, {"worker", 2});
   sm.exit(4 * kMilli);
   Profile profile;
   profile.sections.push_back(sm.take_section());
@@ -388,18 +388,18 @@ TEST(BrowserTest, LargeCompileDrawsAFewElementsAndZoomsIntoMergedPasses) {
   TimingStateMachine sm;
   sm.enter(0, "large");
   Nanoseconds t = 0;
-  sm.before(t, "ModuleToFunctionPassAdaptor", "module.c", 1);
+  sm.begin(t, {"ModuleToFunctionPassAdaptor", "module.c", 1});
   for (int f = 0; f < 2000; ++f) {
     const std::string kernel = "f" + std::to_string(f);
-    sm.before(t, "FunctionPassManager", kernel, 1);
+    sm.begin(t, {"FunctionPassManager", kernel, 1});
     for (int p = 0; p < 25; ++p) {
-      sm.before(t, "Pass" + std::to_string(p), kernel, 1);
+      sm.begin(t, {"Pass" + std::to_string(p), kernel, 1});
       t += (f % 100 == 0 && p == 0) ? 4 * kMilli : 2 * kMicro;
-      sm.after(t, "Pass" + std::to_string(p), 1);
+      sm.end(t, {"Pass" + std::to_string(p), 1});
     }
-    sm.after(t, "FunctionPassManager", 1);
+    sm.end(t, {"FunctionPassManager", 1});
   }
-  sm.after(t, "ModuleToFunctionPassAdaptor", 1);
+  sm.end(t, {"ModuleToFunctionPassAdaptor", 1});
   sm.exit(t);
   Profile profile;
   profile.sections.push_back(sm.take_section());

@@ -76,22 +76,22 @@ TEST(MetricsStateMachineTest, SelfValuesSubtractTheSameThreadsNestedPasses) {
   };
   at(100, 1000, 1000, 10'000);
   sm.note_ir(50);
-  const std::uint32_t parent = sm.before(0, "parent", "", 1, nullptr);
+  const int parent = 0;
+  sm.begin(0, {.pass = "parent", .thread = 1, .key = &parent});
   at(150, 1100, 1100, 12'000);
   sm.note_ir(50);
-  sm.before(10, "child", "k", 1);
+  sm.begin(10, {"child", "k", 1});
   // The worker's own CPU clock and counter: not part of the parent's.
   at(7, 2000, 2000, 500);
-  const ParentRef ref{1, parent};
-  sm.before(12, "worker", "k", 2, &ref);
+  sm.begin(12, {.pass = "worker", .kernel = "k", .thread = 2, .parent = {1, &parent}});
   at(9, 2100, 2100, 800);
-  sm.after(14, "worker", 2);
+  sm.end(14, {"worker", 2});
   at(400, 5000, 6000, 20'000);
   sm.note_ir(80, kIrChangeKnown | kIrChanged);
-  sm.after(20, "child", 1);
+  sm.end(20, {"child", 1});
   at(500, 4000, 6000, 25'000);
   sm.note_ir(80, kIrChangeKnown);
-  sm.after(30, "parent", 1);
+  sm.end(30, {"parent", 1});
 
   const Section& s = sm.section();
   ASSERT_EQ(s.records.size(), 3u);
@@ -131,9 +131,9 @@ TEST(MetricsStateMachineTest, OnlyTheAskedMetricsAreKept) {
   sm.enter(0);
   sampler.set(MetricSample{10, 1000, 1000, 5});
   sm.note_ir(3);
-  sm.before(0, "p", "");
+  sm.begin(0, {"p", ""});
   sampler.set(MetricSample{25, 2000, 2000, 9});
-  sm.after(1, "p");
+  sm.end(1, {"p"});
   ASSERT_EQ(sm.section().metrics.size(), 1u);
   RecordMetrics expected;
   expected.cpu_ns = 15;
@@ -147,9 +147,9 @@ TEST(MetricsStateMachineTest, ACounterThatWentBackwardsGivesZeroAndAMissingReadi
   sm.set_metrics(&sampler, set_of({Metric::cpu, Metric::instructions}));
   sm.enter(0);
   sampler.set(MetricSample{10, kNotMeasured, kNotMeasured, kNotMeasured});
-  sm.before(0, "p", "");
+  sm.begin(0, {"p", ""});
   sampler.set(MetricSample{5, kNotMeasured, kNotMeasured, 100});
-  sm.after(1, "p");
+  sm.end(1, {"p"});
   EXPECT_EQ(sm.section().metrics[0].cpu_ns, 0);
   EXPECT_EQ(sm.section().metrics[0].instructions, kNotMeasured);
   EXPECT_EQ(sm.section().metrics[0].instructions_self, kNotMeasured);
@@ -162,12 +162,12 @@ TEST(MetricsStateMachineTest, UnmatchedAndIncompleteFramesDropTheirReadingsToo) 
   sm.set_metrics(&sampler, set_of({Metric::cpu}));
   sm.enter(0);
   sampler.set(MetricSample{0});
-  sm.before(0, "a", "");
-  sm.after(1, "b");  // unmatched: the stack is cleared
+  sm.begin(0, {"a", ""});
+  sm.end(1, {"b"});  // unmatched: the stack is cleared
   sampler.set(MetricSample{100});
-  sm.before(2, "c", "");
+  sm.begin(2, {"c", ""});
   sampler.set(MetricSample{130});
-  sm.after(3, "c");
+  sm.end(3, {"c"});
   ASSERT_EQ(sm.section().records.size(), 1u);
   EXPECT_EQ(sm.section().metrics.size(), 1u);
   EXPECT_EQ(sm.section().metrics[0].cpu_ns, 30);
@@ -176,8 +176,8 @@ TEST(MetricsStateMachineTest, UnmatchedAndIncompleteFramesDropTheirReadingsToo) 
 TEST(MetricsStateMachineTest, WithoutMetricsNoReadingIsKept) {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "p", "");
-  sm.after(1, "p");
+  sm.begin(0, {"p", ""});
+  sm.end(1, {"p"});
   EXPECT_TRUE(sm.section().metrics.empty());
 }
 
@@ -188,10 +188,10 @@ Profile profile_with_metrics() {
   sm.enter(0, "stage=lower");
   sampler.set(MetricSample{1000, 4096, 8192});
   sm.note_ir(12);
-  sm.before(0, "tl.Simplify", "matmul");
+  sm.begin(0, {"tl.Simplify", "matmul"});
   sampler.set(MetricSample{1600, 12288, 16384});
   sm.note_ir(9, kIrChangeKnown | kIrChanged | kIrPreservedKnown);
-  sm.after(900, "tl.Simplify");
+  sm.end(900, {"tl.Simplify"});
   Profile p;
   p.metadata.tool = "passtiming test";
   p.metrics.recorded = set_of({Metric::cpu, Metric::rss, Metric::ir});
@@ -278,16 +278,16 @@ TEST(MetricsEventLogTest, AReplayedLogGivesTheLiveMetrics) {
     sm.enter(0, "c");
     sampler.set(MetricSample{100});
     sm.note_ir(7);
-    sm.before(0, "outer", "");
+    sm.begin(0, {"outer", ""});
     sampler.set(MetricSample{110});
     sm.note_ir(7);
-    sm.before(5, "inner", "k");
+    sm.begin(5, {"inner", "k"});
     sampler.set(MetricSample{170});
     sm.note_ir(3, kIrChangeKnown | kIrChanged);
-    sm.after(8, "inner");
+    sm.end(8, {"inner"});
     sampler.set(MetricSample{200});
     sm.note_ir(3, kIrChangeKnown);
-    sm.after(9, "outer");
+    sm.end(9, {"outer"});
     sm.exit(9);
     sm.set_observer(nullptr);
     ASSERT_TRUE(log->close());

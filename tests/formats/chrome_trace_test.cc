@@ -89,14 +89,14 @@ TEST(ChromeTraceTest, PipelineIsValidJsonWithOneCompleteEventPerRecord) {
 
 TEST(ChromeTraceTest, TimesAreExactMicrosecondDecimals) {
   const Profile p = one_section([](TimingStateMachine& sm) {
-    sm.before(1'000'000'000, "one_ns", "");
-    sm.after(1'000'000'001, "one_ns");
-    sm.before(1'000'000'010, "sub_us", "");
-    sm.after(1'000'000'410, "sub_us");
-    sm.before(1'000'001'000, "us_and_half", "");
-    sm.after(1'000'002'500, "us_and_half");
-    sm.before(1'000'003'000, "whole_ms", "");
-    sm.after(1'001'003'000, "whole_ms");
+    sm.begin(1'000'000'000, {"one_ns", ""});
+    sm.end(1'000'000'001, {"one_ns"});
+    sm.begin(1'000'000'010, {"sub_us", ""});
+    sm.end(1'000'000'410, {"sub_us"});
+    sm.begin(1'000'001'000, {"us_and_half", ""});
+    sm.end(1'000'002'500, {"us_and_half"});
+    sm.begin(1'000'003'000, {"whole_ms", ""});
+    sm.end(1'001'003'000, {"whole_ms"});
   });
   const std::string trace = render_chrome_trace(p);
   EXPECT_NE(trace.find("\"ts\":0,\"dur\":0.001,"), std::string::npos) << trace;
@@ -110,10 +110,10 @@ TEST(ChromeTraceTest, TimesAreExactMicrosecondDecimals) {
 
 TEST(ChromeTraceTest, OneTrackPerThreadWithNames) {
   const Profile p = one_section([](TimingStateMachine& sm) {
-    sm.before(0, "a", "", 1234);
-    sm.before(10, "b", "", 99);
-    sm.after(20, "b", 99);
-    sm.after(30, "a", 1234);
+    sm.begin(0, {"a", "", 1234});
+    sm.begin(10, {"b", "", 99});
+    sm.end(20, {"b", 99});
+    sm.end(30, {"a", 1234});
   });
   const Json trace = Json::parse(render_chrome_trace(p));
   std::map<int, std::string> thread_names;
@@ -141,8 +141,8 @@ TEST(ChromeTraceTest, HostileNamesStayValidJson) {
       [&](TimingStateMachine& sm) {
         Nanoseconds t = 0;
         for (const std::string* name : {&control, &quotes, &invalid, &huge}) {
-          sm.before(t, *name, *name);
-          sm.after(t += 5, *name);
+          sm.begin(t, {*name, *name});
+          sm.end(t += 5, {*name});
         }
       },
       "ctx \x1b]0;title\a");
@@ -171,8 +171,8 @@ TEST(ChromeTraceTest, EmptyProfileIsAValidTrace) {
 
 TEST(ChromeTraceTest, FailedPassesAreMarked) {
   const Profile p = one_section([](TimingStateMachine& sm) {
-    sm.before(0, "broken", "");
-    sm.after(kMicro, "broken", 0, kRecordFailed);
+    sm.begin(0, {"broken", ""});
+    sm.end(kMicro, {"broken", 0, kRecordFailed});
   });
   const Json trace = Json::parse(render_chrome_trace(p));
   EXPECT_EQ(events_with_phase(trace, "X").at(0).at("args").at("failed"), true);

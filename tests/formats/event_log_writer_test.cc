@@ -54,9 +54,9 @@ TEST(EventLogWriterTest, GrowsPastItsFirstChunkAndReplaysExactly) {
   live.enter(0, "big");
   const std::string long_name(3000, 'n');  // ~6 KB per pass pair: several chunks
   for (int i = 0; i < 1000; ++i) {
-    live.before(i * 10, long_name + std::to_string(i % 7), "kernel\xFF",
-                static_cast<ThreadKey>(i % 3));
-    live.after(i * 10 + 5, long_name + std::to_string(i % 7), static_cast<ThreadKey>(i % 3));
+    live.begin(i * 10,
+               {long_name + std::to_string(i % 7), "kernel\xFF", static_cast<ThreadKey>(i % 3)});
+    live.end(i * 10 + 5, {long_name + std::to_string(i % 7), static_cast<ThreadKey>(i % 3)});
   }
   live.exit(10'000);
   ASSERT_TRUE(log->close());

@@ -224,8 +224,8 @@ TEST(HtmlReportTest, InvalidUtf8AndSeparatorsAreEscaped) {
   TimingStateMachine sm;
   sm.enter(0, "ctx\xff");
   const std::string name = "a\xc3\x28 line\u2028para\u2029 \x1b[2J";
-  sm.before(0, name, "");
-  sm.after(10, name);
+  sm.begin(0, {name, ""});
+  sm.end(10, {name});
   Profile p;
   p.sections.push_back(sm.take_section());
   const std::string data = data_block(render_html_report(p));

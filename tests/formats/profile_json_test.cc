@@ -338,12 +338,12 @@ Profile sample_profile(std::size_t many) {
   profile.metadata = {"passtiming 0.1.0", "cc -c \"a]},\".c", "host", "2024-01-01T00:00:00Z", 9};
   TimingStateMachine sm;
   sm.enter(0, "stage=\"lower\"\n]},");
-  sm.before(10, "quote\"back\\slash", "k]}", 1);
-  sm.before(11, "\x1b[31mred\x1b[0m\t]},", "", 2);
-  sm.after(20, "\x1b[31mred\x1b[0m\t]},", 2);
-  sm.after(30, "quote\"back\\slash", 1);
-  sm.before(40, "</script>", "\xc3\xa9t\xc3\xa9", 1);
-  sm.after(45, "</script>", 1, kRecordFailed);
+  sm.begin(10, {"quote\"back\\slash", "k]}", 1});
+  sm.begin(11, {"\x1b[31mred\x1b[0m\t]},", "", 2});
+  sm.end(20, {"\x1b[31mred\x1b[0m\t]},", 2});
+  sm.end(30, {"quote\"back\\slash", 1});
+  sm.begin(40, {"</script>", "\xc3\xa9t\xc3\xa9", 1});
+  sm.end(45, {"</script>", 1, kRecordFailed});
   sm.exit(50);
   profile.sections.push_back(sm.take_section());
   sm.enter(60, "");
@@ -355,10 +355,10 @@ Profile sample_profile(std::size_t many) {
     const std::string outer = fmt::format("pass{}", i % 61);
     const std::string inner = fmt::format("inner{}", i % 17);
     const std::string kernel = fmt::format("kernel_{}", i % 5);
-    sm.before(t += 3, outer, kernel);
-    sm.before(t += 5, inner, kernel);
-    sm.after(t += 1'000, inner);
-    sm.after(t += 7, outer);
+    sm.begin(t += 3, {outer, kernel});
+    sm.begin(t += 5, {inner, kernel});
+    sm.end(t += 1'000, {inner});
+    sm.end(t += 7, {outer});
   }
   sm.exit(t + 1);
   profile.sections.push_back(sm.take_section());

@@ -16,10 +16,10 @@ constexpr Nanoseconds kS = 1'000'000'000;
 Section nested_section() {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "parent", "");
-  sm.before(1 * kS, "child", "matmul");
-  sm.after(3 * kS, "child");
-  sm.after(5 * kS, "parent");
+  sm.begin(0, {"parent", ""});
+  sm.begin(1 * kS, {"child", "matmul"});
+  sm.end(3 * kS, {"child"});
+  sm.end(5 * kS, {"parent"});
   sm.exit(5 * kS);
   return sm.take_section();
 }
@@ -78,10 +78,10 @@ TEST(ReportTest, LongNamesWidenTheTable) {
   TimingStateMachine sm;
   sm.enter(0);
   const std::string long_name(50, 'p');
-  sm.before(0, "outer", "");
-  sm.before(0, long_name, "k");
-  sm.after(kS, long_name);
-  sm.after(2 * kS, "outer");
+  sm.begin(0, {"outer", ""});
+  sm.begin(0, {long_name, "k"});
+  sm.end(kS, {long_name});
+  sm.end(2 * kS, {"outer"});
   sm.exit(2 * kS);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
   // W = 2 (indent) + 50 + 3 ("(k)") = 55; S = W + 53 = 108.
@@ -97,8 +97,8 @@ TEST(ReportTest, WidthCountsCodePointsNotBytes) {
   TimingStateMachine sm;
   sm.enter(0);
   const std::string name = "\xC3\xA9" + std::string(44, 'x');  // "é" + 44 x: 45 code points
-  sm.before(0, name, "");
-  sm.after(kS, name);
+  sm.begin(0, {name, ""});
+  sm.end(kS, {name});
   sm.exit(kS);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
   EXPECT_EQ(text.substr(0, text.find('\n')), std::string(45 + 53, '='));
@@ -107,10 +107,10 @@ TEST(ReportTest, WidthCountsCodePointsNotBytes) {
 TEST(ReportTest, HiddenRecordsKeepTheirNumbers) {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "a", "");
-  sm.after(1 * kMs, "a");
-  sm.before(1 * kMs, "b", "");
-  sm.after(21 * kMs, "b");
+  sm.begin(0, {"a", ""});
+  sm.end(1 * kMs, {"a"});
+  sm.begin(1 * kMs, {"b", ""});
+  sm.end(21 * kMs, {"b"});
   sm.exit(21 * kMs);
   const std::string text = render_report(sm.section(), 10.0, std::nullopt);
   EXPECT_EQ(text.find("  1  a"), std::string::npos);
@@ -122,8 +122,8 @@ TEST(ReportTest, HiddenRecordsKeepTheirNumbers) {
 TEST(ReportTest, ThresholdHidingEverythingHasNoTopList) {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "a", "");
-  sm.after(1 * kMs, "a");
+  sm.begin(0, {"a", ""});
+  sm.end(1 * kMs, {"a"});
   sm.exit(1 * kMs);
   const std::string text = render_report(sm.section(), 10.0, std::nullopt);
   EXPECT_EQ(text.find("Top "), std::string::npos);
@@ -139,9 +139,9 @@ TEST(ReportTest, TopListIsTenLongestWithTiesInCompletionOrder) {
   // ten to complete.
   for (int i = 0; i < 12; ++i) {
     const std::string name = "p" + std::to_string(i);
-    sm.before(t, name, "");
+    sm.begin(t, {name, ""});
     t += kS;
-    sm.after(t, name);
+    sm.end(t, {name});
   }
   sm.exit(t);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
@@ -153,10 +153,10 @@ TEST(ReportTest, TopListIsTenLongestWithTiesInCompletionOrder) {
 TEST(ReportTest, TiesBetweenChildAndParentListTheChildFirst) {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "parent", "");
-  sm.before(0, "child", "");
-  sm.after(kS, "child");
-  sm.after(kS, "parent");
+  sm.begin(0, {"parent", ""});
+  sm.begin(0, {"child", ""});
+  sm.end(kS, {"child"});
+  sm.end(kS, {"parent"});
   sm.exit(kS);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
   EXPECT_LT(text.find("   1. child"), text.find("   2. parent"));
@@ -165,8 +165,8 @@ TEST(ReportTest, TiesBetweenChildAndParentListTheChildFirst) {
 TEST(ReportTest, ZeroTotalGivesZeroPercent) {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "instant", "");
-  sm.after(0, "instant");
+  sm.begin(0, {"instant", ""});
+  sm.end(0, {"instant"});
   sm.exit(0);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
   EXPECT_NE(
@@ -180,10 +180,10 @@ TEST(ReportTest, RoundsLikePython) {
   // binary value 5.00000000000000023960868011929e-05 up to 0.0001.
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "a", "");
-  sm.after(50'000, "a");
-  sm.before(50'000, "b", "");
-  sm.after(50'000 + 150'000, "b");  // 0.00015 = 1.49999999999999993e-04 -> 0.0001
+  sm.begin(0, {"a", ""});
+  sm.end(50'000, {"a"});
+  sm.begin(50'000, {"b", ""});
+  sm.end(50'000 + 150'000, {"b"});  // 0.00015 = 1.49999999999999993e-04 -> 0.0001
   sm.exit(200'000);
   const std::string text = render_report(sm.section(), 0.0, std::nullopt);
   EXPECT_NE(
@@ -298,8 +298,8 @@ TEST(EscapeTest, ControlCharactersAndBadBytesAreEscaped) {
 TEST(ReportTest, HostileNamesCannotReachTheTerminal) {
   TimingStateMachine sm;
   sm.enter(0);
-  sm.before(0, "evil\x1b]0;owned\x07", "k\x1b[2J");
-  sm.after(kS, "evil\x1b]0;owned\x07");
+  sm.begin(0, {"evil\x1b]0;owned\x07", "k\x1b[2J"});
+  sm.end(kS, {"evil\x1b]0;owned\x07"});
   sm.exit(kS);
   const std::string text = render_report(sm.section(), 0.0, "ctx\x1b[1m");
   EXPECT_EQ(text.find('\x1b'), std::string::npos);

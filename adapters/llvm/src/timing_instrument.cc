@@ -120,18 +120,23 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
   try {
     // A pass on the unit of the pass around it takes that pass's label; the
     // label is looked up only for the first pass on each unit.
-    const void* unit = ir_unit_identity(ir);
     auto label = [&] { return ir_unit_label(ir, scratch_label_, scratch_symbols_); };
     // Counted before the clock is read, so the count is not the pass's time.
     if (count_ir_) [[unlikely]] {
       state_.note_ir(ir_unit_size(ir));
     }
+    // LLVM's pass names are type names in the binary: the same pass gives
+    // the same address before and after.
+    const BeginEvent<decltype(label)> event{.pass = pass,
+                                            .kernel = label,
+                                            .thread = kPipelineThread,
+                                            .unit = ir_unit_identity(ir),
+                                            .stable_name = true};
     // The frame is pushed first and the clock read last.
     if (steady_) {
-      state_.before_now_on_unit(static_cast<const SteadyClock&>(*clock_), pass, unit, label,
-                                kPipelineThread);
+      state_.begin_now(static_cast<const SteadyClock&>(*clock_), event);
     } else {
-      state_.before_now_on_unit(*clock_, pass, unit, label, kPipelineThread);
+      state_.begin_now(*clock_, event);
     }
   } catch (const std::exception& e) {
     stop(e.what());
@@ -145,9 +150,7 @@ void TimingInstrument::after_pass(std::string_view pass) noexcept {
   const Nanoseconds t = now();
   if (stopped_) return;
   try {
-    // LLVM's pass names are type names in the binary: the same pass gives
-    // the same address before and after.
-    state_.after_stable_name(t, pass, kPipelineThread);
+    state_.end(t, {pass, kPipelineThread});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -167,10 +170,10 @@ void TimingInstrument::after_pass(std::string_view pass, const ::llvm::Any& ir,
       MetricSample end;
       state_.read_sample(end);
       state_.note_ir(ir_unit_size(ir), preserved != nullptr ? ir_flags_of(*preserved) : 0);
-      state_.after_sampled(t, pass, end, kPipelineThread);
+      state_.end(t, {pass, kPipelineThread, 0, &end});
       return;
     }
-    state_.after_stable_name(t, pass, kPipelineThread);
+    state_.end(t, {pass, kPipelineThread});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -188,7 +191,7 @@ void TimingInstrument::after_pass_invalidated(std::string_view pass,
     if (count_ir_) [[unlikely]] {
       state_.note_ir(kNotMeasured, ir_flags_of(preserved));
     }
-    state_.after_stable_name(t, pass, kPipelineThread);
+    state_.end(t, {pass, kPipelineThread});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {

@@ -1,7 +1,11 @@
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -18,7 +22,6 @@
 #include "passtiming/profile_io.h"
 #include "passtiming/report.h"
 #include "passtiming/settings.h"
-#include "tree_order.h"
 
 namespace passtiming::mlir {
 namespace {
@@ -30,24 +33,43 @@ std::int64_t count_operations(::mlir::Operation* op) {
   return count;
 }
 
+/// `op`'s OperationFingerPrint folded into 64 bits, for the state machine to
+/// compare before and after a pass. The print is a SHA-1 digest, whose bits
+/// are uniform, so folding keeps a false "unchanged" at 2^-64.
+std::uint64_t ir_digest(::mlir::Operation* op) {
+  static_assert(std::is_trivially_copyable_v<::mlir::OperationFingerPrint>);
+  const ::mlir::OperationFingerPrint print(op);
+  std::array<unsigned char, sizeof print> bytes;
+  std::memcpy(bytes.data(), &print, sizeof print);
+  std::uint64_t digest = 0;
+  for (std::size_t i = 0; i < bytes.size(); i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes.data() + i, std::min<std::size_t>(8, bytes.size() - i));
+    digest ^= word;
+  }
+  return digest;
+}
+
 }  // namespace
 
 namespace detail {
 
-/// The state the instrumentation of every enabled pass manager shares: one
-/// timing state machine behind one mutex. Pass callbacks are rare next to
-/// the work of a pass, so a single lock costs less than merging per-thread
-/// machines, and it keeps one sequence order for the whole section.
+/// Translates the callbacks of every pass manager the timing is enabled on
+/// into the events of one timing state machine, behind one mutex. Pass
+/// callbacks are rare next to the work of a pass, so a single lock costs
+/// less than merging per-thread machines, and it keeps one sequence order
+/// for the whole section.
 ///
-/// Next to the machine's stacks it keeps, per thread, which pass each open
-/// frame belongs to: a pipeline that starts on a worker thread names its
-/// parent by (thread, pass), and that is how its frame finds the adaptor's.
-class SharedTimingState {
+/// Each pass's frame carries the Pass* as its key, and a nested pipeline,
+/// which may start on a worker thread, names the adaptor that forked it as
+/// its parent by (thread, Pass*): the state machine attaches it there and
+/// numbers the section in pass-tree order.
+class CallbackTranslator {
  public:
   /// Records `metrics` read from `sampler` (null: none).
-  SharedTimingState(std::shared_ptr<const Clock> clock, std::string context,
-                    EventObserver* observer, std::shared_ptr<MetricSampler> sampler,
-                    MetricSet metrics)
+  CallbackTranslator(std::shared_ptr<const Clock> clock, std::string context,
+                     EventObserver* observer, std::shared_ptr<MetricSampler> sampler,
+                     MetricSet metrics)
       : clock_(std::move(clock)), sampler_(std::move(sampler)) {
     machine_.set_observer(observer);
     if (sampler_ != nullptr && !metrics.empty()) {
@@ -62,33 +84,26 @@ class SharedTimingState {
                        const ::mlir::PassInstrumentation::PipelineParentInfo& parent) {
     const Nanoseconds t = clock_->now_ns();
     const ThreadKey tid = llvm::get_threadid();
-    std::string pipeline = mlir_adapter::pipeline_name(name);
+    const std::string pipeline = mlir_adapter::pipeline_name(name);
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    ThreadState& thread = threads_[tid];
-    // The pipeline's frame is pushed when its first pass starts, because only
-    // then is the operation it runs on (its kernel label) known.
-    thread.pending = Pending{true, t, std::move(pipeline), ParentRef{}, false};
-    if (thread.frames.empty() && parent.parentPass != nullptr) {
-      if (auto ref = find_frame(parent.parentThreadID, parent.parentPass)) {
-        thread.pending.parent = *ref;
-        thread.pending.has_parent = true;
-      }
-    }
+    // The operation the pipeline runs on, its kernel label, is known when
+    // its first pass starts; MLIR stops a pipeline at its first failing
+    // pass and does not call runAfterPipeline for it.
+    machine_.begin(t, BeginEvent<>{.pass = pipeline,
+                                   .thread = tid,
+                                   .parent = {parent.parentThreadID, parent.parentPass},
+                                   .kernel_from_first_child = true,
+                                   .ends_with_failed_child = true});
   }
 
-  void after_pipeline() {
+  void after_pipeline(std::optional<::mlir::OperationName> name) {
     const Nanoseconds t = clock_->now_ns();
     const ThreadKey tid = llvm::get_threadid();
+    const std::string pipeline = mlir_adapter::pipeline_name(name);
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    ThreadState& thread = threads_[tid];
-    if (thread.pending.active) push_pending(thread, tid, "");  // a pipeline without passes
-    // A pipeline already closed by its failing pass (see after_pass) has no
-    // frame left to close.
-    if (!thread.frames.empty() && thread.frames.back().pass == nullptr) {
-      close_pipeline(thread, tid, t, 0);
-    }
+    machine_.end(t, {pipeline, tid});
   }
 
   void before_pass(::mlir::Pass* pass, ::mlir::Operation* op) {
@@ -98,21 +113,19 @@ class SharedTimingState {
     // other thread waits for it.
     const std::string label = mlir_adapter::op_label(op);
     std::int64_t size = kNotMeasured;
-    std::optional<::mlir::OperationFingerPrint> print;
+    std::uint64_t digest = 0;
     if (count_ir_) {
       size = count_operations(op);
-      print.emplace(op);
+      digest = ir_digest(op);
     }
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    ThreadState& thread = threads_[tid];
-    if (thread.pending.active) push_pending(thread, tid, label);
     // The pass's own size, noted in the critical section of its event.
-    if (count_ir_) machine_.note_ir(size);
-    // The clock is read last, inside before_now, so the bookkeeping above
+    if (count_ir_) machine_.note_ir(size, 0, digest);
+    // The clock is read last, inside begin_now, so the bookkeeping above
     // stays outside the pass's time.
-    const std::uint32_t sequence = machine_.before_now(*clock_, name_of(pass), label, tid, nullptr);
-    thread.frames.push_back(OpenFrame{pass, sequence, {}, std::move(print)});
+    machine_.begin_now(
+        *clock_, BeginEvent<>{.pass = name_of(pass), .kernel = label, .thread = tid, .key = pass});
   }
 
   /// `op` is the pass's operation; null when it failed (nothing is counted).
@@ -124,38 +137,21 @@ class SharedTimingState {
     // both taken before the lock, on the thread that owns the operation.
     MetricSample end;
     std::int64_t size = kNotMeasured;
-    std::optional<::mlir::OperationFingerPrint> print;
-    if (read_after_sample_ && !failed) {
+    std::uint64_t digest = 0;
+    const bool sampled = read_after_sample_ && !failed;
+    if (sampled) {
       machine_.read_sample(end);  // reads only the sampler, set before any pass ran
       if (count_ir_) {
         size = count_operations(op);
-        print.emplace(op);
+        digest = ir_digest(op);
       }
     }
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    ThreadState& thread = threads_[tid];
-    std::uint8_t ir_flags = 0;
-    if (!thread.frames.empty() && thread.frames.back().pass == pass) {
-      const OpenFrame& frame = thread.frames.back();
-      if (print && frame.print) {
-        ir_flags = *print == *frame.print ? kIrChangeKnown : kIrChangeKnown | kIrChanged;
-      }
-      thread.frames.pop_back();
-    }
-    if (read_after_sample_ && !failed) {
-      if (count_ir_) machine_.note_ir(size, ir_flags);
-      machine_.after_sampled(t, name_of(pass), end, tid);
-    } else {
-      // A failed pass's IR is not counted: its size after is not measured.
-      machine_.after(t, name_of(pass), tid,
-                     failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0});
-    }
-    // MLIR stops a pipeline at its first failing pass and does not call
-    // runAfterPipeline for it, so the failure closes the pipeline too.
-    if (failed && !thread.frames.empty() && thread.frames.back().pass == nullptr) {
-      close_pipeline(thread, tid, t, kRecordFailed);
-    }
+    // A failed pass's IR is not counted: its size after is not measured.
+    if (sampled && count_ir_) machine_.note_ir(size, 0, digest);
+    machine_.end(t, {name_of(pass), tid, failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0},
+                     sampled ? &end : nullptr});
   }
 
   void finish() {
@@ -163,66 +159,15 @@ class SharedTimingState {
     if (finished_) return;
     finished_ = true;
     machine_.exit(clock_->now_ns());
-    threads_.clear();
   }
 
   /// The completed records, numbered in pass-tree order.
   Section section() {
-    Section copy;
-    {
-      std::lock_guard lock(mutex_);
-      copy = machine_.section();
-    }
-    mlir_adapter::renumber_in_tree_order(copy);
-    return copy;
+    std::lock_guard lock(mutex_);
+    return machine_.section();
   }
 
  private:
-  /// A frame this adapter opened: the pass it belongs to (null for a
-  /// pipeline) and its sequence in the state machine.
-  struct OpenFrame {
-    const ::mlir::Pass* pass;
-    std::uint32_t sequence;
-    std::string pipeline;  ///< a pipeline's name
-    /// With metric `ir`: the pass's operation as it was before the pass.
-    std::optional<::mlir::OperationFingerPrint> print;
-  };
-  struct Pending {
-    bool active = false;
-    Nanoseconds start = 0;
-    std::string name;
-    ParentRef parent;
-    bool has_parent = false;
-  };
-  struct ThreadState {
-    std::vector<OpenFrame> frames;
-    Pending pending;
-  };
-
-  std::optional<ParentRef> find_frame(ThreadKey tid, const ::mlir::Pass* pass) const {
-    auto it = threads_.find(tid);
-    if (it == threads_.end()) return std::nullopt;
-    const std::vector<OpenFrame>& frames = it->second.frames;
-    for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
-      if (frame->pass == pass) return ParentRef{tid, frame->sequence};
-    }
-    return std::nullopt;
-  }
-
-  void push_pending(ThreadState& thread, ThreadKey tid, std::string_view label) {
-    Pending& pending = thread.pending;
-    const std::uint32_t sequence = machine_.before(pending.start, pending.name, label, tid,
-                                                   pending.has_parent ? &pending.parent : nullptr);
-    thread.frames.push_back(OpenFrame{nullptr, sequence, std::move(pending.name)});
-    pending = Pending{};
-  }
-
-  void close_pipeline(ThreadState& thread, ThreadKey tid, Nanoseconds t, std::uint16_t flags) {
-    const std::string name = std::move(thread.frames.back().pipeline);
-    thread.frames.pop_back();
-    machine_.after(t, name, tid, flags);
-  }
-
   /// The pass's display name: MLIR's pass name, or for an adaptor the name
   /// `-mlir-timing` gives it. Adaptor names are built once per adaptor.
   std::string_view name_of(::mlir::Pass* pass) {
@@ -244,7 +189,6 @@ class SharedTimingState {
   bool read_after_sample_ = false;
   std::mutex mutex_;
   TimingStateMachine machine_;
-  std::unordered_map<ThreadKey, ThreadState> threads_;
   std::unordered_map<const ::mlir::Pass*, std::string> adaptor_names_;
   bool finished_ = false;
 };
@@ -268,33 +212,35 @@ void contained(const char* hook, Action&& action) noexcept {
   }
 }
 
-/// The mlir::PassInstrumentation: translates MLIR's callbacks into the
-/// shared state's events and nothing else.
-class TimingInstrumentation final : public ::mlir::PassInstrumentation {
+/// The mlir::PassInstrumentation of one pass manager: hands each callback
+/// to the translator shared by every pass manager, exceptions contained.
+class ForwardingInstrumentation final : public ::mlir::PassInstrumentation {
  public:
-  explicit TimingInstrumentation(std::shared_ptr<detail::SharedTimingState> state)
-      : state_(std::move(state)) {}
+  explicit ForwardingInstrumentation(std::shared_ptr<detail::CallbackTranslator> translator)
+      : translator_(std::move(translator)) {}
 
   void runBeforePipeline(std::optional<::mlir::OperationName> name,
                          const PipelineParentInfo& parent) override {
-    contained("runBeforePipeline", [&] { state_->before_pipeline(name, parent); });
+    contained("runBeforePipeline", [&] { translator_->before_pipeline(name, parent); });
   }
-  void runAfterPipeline(std::optional<::mlir::OperationName>, const PipelineParentInfo&) override {
-    contained("runAfterPipeline", [&] { state_->after_pipeline(); });
+  void runAfterPipeline(std::optional<::mlir::OperationName> name,
+                        const PipelineParentInfo&) override {
+    contained("runAfterPipeline", [&] { translator_->after_pipeline(name); });
   }
   void runBeforePass(::mlir::Pass* pass, ::mlir::Operation* op) override {
-    contained("runBeforePass", [&] { state_->before_pass(pass, op); });
+    contained("runBeforePass", [&] { translator_->before_pass(pass, op); });
   }
   void runAfterPass(::mlir::Pass* pass, ::mlir::Operation* op) override {
-    contained("runAfterPass", [&] { state_->after_pass(pass, op, /*failed=*/false); });
+    contained("runAfterPass", [&] { translator_->after_pass(pass, op, /*failed=*/false); });
   }
   void runAfterPassFailed(::mlir::Pass* pass, ::mlir::Operation*) override {
     // A failed pass may leave its operation in any state: it is not read.
-    contained("runAfterPassFailed", [&] { state_->after_pass(pass, nullptr, /*failed=*/true); });
+    contained("runAfterPassFailed",
+              [&] { translator_->after_pass(pass, nullptr, /*failed=*/true); });
   }
 
  private:
-  std::shared_ptr<detail::SharedTimingState> state_;
+  std::shared_ptr<detail::CallbackTranslator> translator_;
 };
 
 }  // namespace
@@ -314,22 +260,22 @@ MlirPassTiming::MlirPassTiming(Options options)
       sampler = std::move(system);
     }
   }
-  state_ = std::make_shared<detail::SharedTimingState>(
+  translator_ = std::make_shared<detail::CallbackTranslator>(
       std::move(options.clock), context_, options.observer, std::move(sampler), metrics_.recorded);
 }
 
 MlirPassTiming::~MlirPassTiming() = default;
 
 void MlirPassTiming::enable(::mlir::PassManager& pm) {
-  pm.addInstrumentation(std::make_unique<TimingInstrumentation>(state_));
+  pm.addInstrumentation(std::make_unique<ForwardingInstrumentation>(translator_));
 }
 
 void MlirPassTiming::finish() {
-  state_->finish();
+  translator_->finish();
 }
 
 Section MlirPassTiming::section() const {
-  return state_->section();
+  return translator_->section();
 }
 
 Profile MlirPassTiming::profile() const {

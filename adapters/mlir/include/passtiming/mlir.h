@@ -53,7 +53,7 @@ struct Options {
 };
 
 namespace detail {
-class SharedTimingState;
+class CallbackTranslator;
 }
 
 /// Collects the passes of every pass manager it is enabled on into one
@@ -103,7 +103,7 @@ class MlirPassTiming {
   double threshold_ms_;
   std::string context_;
   ProfileMetrics metrics_;
-  std::shared_ptr<detail::SharedTimingState> state_;
+  std::shared_ptr<detail::CallbackTranslator> translator_;
 };
 
 /// The one call: a new MlirPassTiming enabled on `pm`.

@@ -1,11 +1,11 @@
-#include "tree_order.h"
+#include "engine/tree_order.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
-namespace passtiming::mlir_adapter {
+namespace passtiming::detail {
 
 void renumber_in_tree_order(Section& section) {
   std::vector<Record>& records = section.records;
@@ -58,4 +58,4 @@ void renumber_in_tree_order(Section& section) {
   }
 }
 
-}  // namespace passtiming::mlir_adapter
+}  // namespace passtiming::detail
