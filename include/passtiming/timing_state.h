@@ -8,6 +8,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -139,10 +140,10 @@ class TimingStateMachine {
   /// `run_before_pass` at time `t` (a replayed log's timestamp): pushes a
   /// frame on `event.thread`'s stack.
   template <typename Kernel = std::string_view>
-  void begin(Nanoseconds t, const BeginEvent<Kernel>& event) {
+  [[gnu::always_inline]] void begin(Nanoseconds t, const BeginEvent<Kernel>& event) {
     ThreadStack& stack = stack_for(event.thread);
     if (extras_ || has_structure(event)) [[unlikely]] {
-      begin_with_extras(nullptr, t, resolved(event, stack), stack);
+      begin_out_of_line(static_cast<const Clock*>(nullptr), t, BeginEvent<Kernel>(event), stack);
       return;
     }
     push(event, stack).start_ns = t;
@@ -152,11 +153,12 @@ class TimingStateMachine {
   /// last, so the bookkeeping stays outside the measured time. Given a
   /// SteadyClock (final) rather than a Clock, the read is inline.
   template <std::derived_from<Clock> ClockType, typename Kernel = std::string_view>
-  void begin_now(const ClockType& clock, const BeginEvent<Kernel>& event) {
+  [[gnu::always_inline]] void begin_now(const ClockType& clock, const BeginEvent<Kernel>& event) {
     // Inline, and why: "The hot path" in timing_state.cc.
     ThreadStack& stack = stack_for(event.thread);
     if (extras_ || has_structure(event)) [[unlikely]] {
-      begin_with_extras(&clock, 0, resolved(event, stack), stack);
+      // A copy, made only here: the inline path then never stores the event.
+      begin_out_of_line(static_cast<const Clock*>(&clock), 0, BeginEvent<Kernel>(event), stack);
       return;
     }
     push(event, stack).start_ns = clock.now_ns();
@@ -166,21 +168,8 @@ class TimingStateMachine {
   /// its top is another pass, logs "Ignoring unmatched pass timing callback
   /// for NAME (expected TOP)", clears that stack and records nothing.
   /// Otherwise pops the frame and records it.
-  void end(Nanoseconds t, const EndEvent& event) {
-    // Inline, and why: "The hot path" in timing_state.cc.
-    if (!extras_ && last_stack_ < stacks_.size()) [[likely]] {
-      ThreadStack& stack = stacks_[last_stack_];
-      if (stack.key == event.thread && !stack.frames.empty()) [[likely]] {
-        const Frame& top = stack.frames.back();
-        if (top.name_data != nullptr
-                ? top.name_data == event.pass.data() && top.name_size == event.pass.size()
-                : is_name(top.name, event.pass)) [[likely]] {
-          complete_top(t, stack, event.flags);
-          return;
-        }
-      }
-    }
-    end_out_of_line(t, event);
+  [[gnu::always_inline]] void end(Nanoseconds t, const EndEvent& event) {
+    end_inline(t, event.pass, event.thread, event.flags, event.sample);
   }
 
   /// The sampler's figures now (nothing without metrics), for
@@ -296,10 +285,37 @@ class TimingStateMachine {
     std::int64_t instructions_children = 0;
     std::optional<std::uint64_t> ir_digest;
   };
+  /// A thread's running frames, outermost first: a vector whose push is
+  /// inline whatever the compiler makes of the caller.
+  class FrameStack {
+   public:
+    bool empty() const { return end_ == data_.get(); }
+    std::size_t size() const { return static_cast<std::size_t>(end_ - data_.get()); }
+    Frame& back() { return end_[-1]; }
+    const Frame& back() const { return end_[-1]; }
+    Frame& operator[](std::size_t i) { return data_[i]; }
+    const Frame& operator[](std::size_t i) const { return data_[i]; }
+    const Frame* begin() const { return data_.get(); }
+    const Frame* end() const { return end_; }
+    void pop_back() { --end_; }
+    void clear() { end_ = data_.get(); }
+    [[gnu::always_inline]] Frame& push_back(const Frame& frame) {
+      if (end_ == capacity_end_) [[unlikely]]
+        grow();
+      *end_ = frame;
+      return *end_++;
+    }
+
+   private:
+    void grow();
+    std::unique_ptr<Frame[]> data_;
+    Frame* end_ = nullptr;
+    Frame* capacity_end_ = nullptr;
+  };
   struct ThreadStack {
     ThreadKey key;
     std::uint32_t index;  ///< the thread's index in the section
-    std::vector<Frame> frames;
+    FrameStack frames;
     std::vector<MetricFrame> metric_frames;
   };
 
@@ -327,10 +343,12 @@ class TimingStateMachine {
       return std::string_view(kernel);
     }
   }
-  /// `event` with its kernel label as text, for begin_with_extras(): the
-  /// label is read only when the frame will need it.
+  /// begin() and begin_now() with extras: the kernel label read, when the
+  /// frame will need it, and the rest done by begin_with_extras(). Out of
+  /// line, so that the inline path stays small.
   template <typename Kernel>
-  static BeginEvent<> resolved(const BeginEvent<Kernel>& event, const ThreadStack& stack) {
+  [[gnu::noinline]] void begin_out_of_line(const Clock* clock, Nanoseconds t,
+                                           const BeginEvent<Kernel>& event, ThreadStack& stack) {
     BeginEvent<> out{event.pass,
                      {},
                      event.thread,
@@ -343,33 +361,33 @@ class TimingStateMachine {
     if (!event.kernel_from_first_child && !shares_unit(event.unit, stack)) {
       out.kernel = kernel_text(event.kernel);
     }
-    return out;
+    begin_with_extras(clock, t, out, stack);
   }
 
   /// The frame of an event without extras, pushed inline: "The hot path" in
   /// timing_state.cc.
   template <typename Kernel>
-  Frame& push(const BeginEvent<Kernel>& event, ThreadStack& stack) {
+  [[gnu::always_inline]] Frame& push(const BeginEvent<Kernel>& event, ThreadStack& stack) {
     // The pass first, then the kernel: the order the names get their ids in.
     const NameId pass = event.stable_name ? name_cache_.intern_stable(section_.names, event.pass)
                                           : name_cache_.intern(section_.names, event.pass);
     const NameId kernel = shares_unit(event.unit, stack)
                               ? stack.frames.back().kernel
                               : name_cache_.intern(section_.names, kernel_text(event.kernel));
-    return push_frame(pass, kernel, event.unit, event.key, event.stable_name ? event.pass : "",
-                      stack);
+    return push_frame(pass, kernel, event.unit, event.key,
+                      event.stable_name ? event.pass : std::string_view(), stack);
   }
-  Frame& push_frame(NameId pass, NameId kernel, const void* unit, const void* key,
-                    std::string_view stable_name, ThreadStack& stack) {
+  [[gnu::always_inline]] Frame& push_frame(NameId pass, NameId kernel, const void* unit,
+                                           const void* key, std::string_view stable_name,
+                                           ThreadStack& stack) {
     // One more than the frame below, which is the stack size unless a frame
     // below was attached to a parent elsewhere.
     const std::uint16_t depth =
         stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
-    // A name past 32 bits is never matched by address.
-    const bool by_address = !stable_name.empty() && stable_name.size() <= 0xFFFFFFFFu;
-    return stack.frames.emplace_back(Frame{pass, kernel, next_sequence_++, 0, depth, 0,
-                                           static_cast<std::uint32_t>(stable_name.size()), 0, 0,
-                                           unit, key, by_address ? stable_name.data() : nullptr});
+    // A name past 32 bits never matches by address: its size is truncated.
+    return stack.frames.push_back(Frame{pass, kernel, next_sequence_++, 0, depth, 0,
+                                        static_cast<std::uint32_t>(stable_name.size()), 0, 0, unit,
+                                        key, stable_name.data()});
   }
   static std::uint16_t saturate_depth(std::size_t depth) {
     return depth < 0xFFFF ? static_cast<std::uint16_t>(depth) : std::uint16_t{0xFFFF};
@@ -388,8 +406,8 @@ class TimingStateMachine {
 
   /// begin() and begin_now() with an observer, metrics, or a frame shaped
   /// by its event: the clock (null: `t`) is read once the frame is pushed.
-  [[gnu::noinline]] void begin_with_extras(const Clock* clock, Nanoseconds t,
-                                           const BeginEvent<>& event, ThreadStack& stack);
+  void begin_with_extras(const Clock* clock, Nanoseconds t, const BeginEvent<>& event,
+                         ThreadStack& stack);
   /// The observer and the metrics of the begin event of `stack`'s frame
   /// `index`, which is the top or, as it takes its kernel, below the top;
   /// with `takes_ir`, the IR noted for the event.
@@ -401,8 +419,28 @@ class TimingStateMachine {
   Frame* find_running(std::uint32_t sequence);
   /// The innermost running frame with `parent.key` on `parent.thread`.
   const Frame* find_keyed(const ParentRef& parent) const;
+  /// end() in pieces, so that the compiler keeps them in registers.
+  [[gnu::always_inline]] void end_inline(Nanoseconds t, std::string_view pass, ThreadKey thread,
+                                         std::uint16_t flags, const MetricSample* sample) {
+    // Inline, and why: "The hot path" in timing_state.cc.
+    if (!extras_ && last_stack_ < stacks_.size()) [[likely]] {
+      ThreadStack& stack = stacks_[last_stack_];
+      if (stack.key == thread && !stack.frames.empty()) [[likely]] {
+        const Frame& top = stack.frames.back();
+        if ((top.name_data == pass.data() && top.name_size == pass.size() &&
+             top.name_data != nullptr) ||
+            (top.name_data == nullptr && is_name(top.name, pass))) [[likely]] {
+          complete_top(t, stack, flags);
+          return;
+        }
+      }
+    }
+    end_out_of_line(t, pass, thread, flags, sample);
+  }
   /// end() beyond its inline case: another stack, another address, extras.
-  [[gnu::noinline]] void end_out_of_line(Nanoseconds t, const EndEvent& event);
+  /// The event comes in pieces, so that the inline case never stores it.
+  [[gnu::noinline]] void end_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey thread,
+                                         std::uint16_t flags, const MetricSample* sample);
   /// end() with an observer, metrics or shaped frames.
   void end_with_extras(Nanoseconds t, const EndEvent& event);
   /// The metrics of the record complete_top() just made from `stack`'s top.

@@ -94,17 +94,28 @@ TimingStateMachine::ThreadStack& TimingStateMachine::find_or_add_stack(ThreadKey
   auto index = static_cast<std::uint32_t>(section_.threads.size());
   section_.threads.push_back(tid);
   stacks_.push_back(ThreadStack{tid, index, {}, {}});
-  stacks_.back().frames.reserve(16);
   last_stack_ = stacks_.size() - 1;
   return stacks_.back();
+}
+
+void TimingStateMachine::FrameStack::grow() {
+  // 16 frames first: deeper pipelines are rare.
+  const std::size_t size = this->size();
+  const std::size_t capacity =
+      data_ == nullptr ? 16 : 2 * static_cast<std::size_t>(capacity_end_ - data_.get());
+  std::unique_ptr<Frame[]> data(new Frame[capacity]);
+  std::copy(data_.get(), end_, data.get());
+  data_ = std::move(data);
+  end_ = data_.get() + size;
+  capacity_end_ = data_.get() + capacity;
 }
 
 TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t sequence) {
   // Sequences are unique within a section; a parent is usually at or near
   // the top of its stack, so each stack is searched from there.
   for (ThreadStack& stack : stacks_) {
-    for (auto it = stack.frames.rbegin(); it != stack.frames.rend(); ++it) {
-      if (it->sequence == sequence) return &*it;
+    for (std::size_t i = stack.frames.size(); i-- > 0;) {
+      if (stack.frames[i].sequence == sequence) return &stack.frames[i];
     }
   }
   return nullptr;
@@ -113,8 +124,9 @@ TimingStateMachine::Frame* TimingStateMachine::find_running(std::uint32_t sequen
 const TimingStateMachine::Frame* TimingStateMachine::find_keyed(const ParentRef& parent) const {
   for (const ThreadStack& stack : stacks_) {
     if (stack.key != parent.thread) continue;
-    for (auto it = stack.frames.rbegin(); it != stack.frames.rend(); ++it) {
-      if (it->key == parent.key && (it->shape & kAwaitingKernel) == 0) return &*it;
+    for (std::size_t i = stack.frames.size(); i-- > 0;) {
+      const Frame& frame = stack.frames[i];
+      if (frame.key == parent.key && (frame.shape & kAwaitingKernel) == 0) return &frame;
     }
     return nullptr;
   }
@@ -159,7 +171,7 @@ void TimingStateMachine::begin_with_extras(const Clock* clock, Nanoseconds t,
     }
   }
   Frame& frame = push_frame(pass, kernel, event.kernel_from_first_child ? nullptr : event.unit,
-                            event.key, event.stable_name ? event.pass : "", stack);
+                            event.key, event.stable_name ? event.pass : std::string_view(), stack);
   if (shape != 0) {
     frame.shape = shape;
     if ((shape & kAttached) != 0) {
@@ -217,7 +229,9 @@ void TimingStateMachine::announce(ThreadStack& stack, std::size_t index, bool ta
   }
 }
 
-void TimingStateMachine::end_out_of_line(Nanoseconds t, const EndEvent& event) {
+void TimingStateMachine::end_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey thread,
+                                         std::uint16_t flags, const MetricSample* sample) {
+  const EndEvent event{pass, thread, flags, sample};
   if (extras_) {
     end_with_extras(t, event);
     return;
