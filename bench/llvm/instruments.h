@@ -37,7 +37,7 @@ class PasstimingInstrument {
     timing_.register_callbacks(pic);
   }
   /// Records so far, for benchmark::DoNotOptimize.
-  std::size_t records() const { return timing_.section().records.size(); }
+  std::size_t records() const { return timing_.recorder().section().records.size(); }
 
  private:
   passtiming::llvm::TimingInstrument timing_;

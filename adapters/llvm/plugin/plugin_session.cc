@@ -16,7 +16,6 @@
 #include "passtiming/metric_sampler.h"
 #include "passtiming/profile_io.h"
 #include "passtiming/profile_json.h"
-#include "passtiming/report.h"
 
 namespace passtiming::llvm_plugin {
 namespace {
@@ -66,8 +65,11 @@ void install_exit_hook(ProcessOutputs& outputs) {
 
 PipelineSession::PipelineSession(const PluginSettings& settings, EventObserver* observer)
     : settings_(settings),
-      instrument_(llvm::InstrumentOptions{settings.record_analyses, settings.context, observer,
-                                          settings.metrics, nullptr}) {}
+      instrument_(llvm::InstrumentOptions{.threshold_ms = settings.threshold_ms,
+                                          .record_analyses = settings.record_analyses,
+                                          .context = settings.context,
+                                          .observer = observer,
+                                          .metrics = settings.metrics}) {}
 
 std::shared_ptr<PipelineSession> PipelineSession::start(const PluginSettings& settings) {
   ProcessOutputs& outputs = process_outputs();
@@ -110,14 +112,13 @@ void PipelineSession::finish() noexcept {
   finished_ = true;
   std::erase(outputs.running, this);
   try {
-    Section section = instrument_.finish();
     std::optional<std::string_view> context;
     if (!settings_.context.empty()) context = settings_.context;
-    // Rendered only when it goes somewhere: it sorts every record.
+    // Rendered only when it goes somewhere: it sorts every record. Ending
+    // the section adds no record, so the report is that of the section.
     std::string report;
-    if (settings_.report != ReportTarget::off) {
-      report = render_report(section, settings_.threshold_ms, context);
-    }
+    if (settings_.report != ReportTarget::off) report = instrument_.recorder().report(context);
+    Section section = instrument_.finish();
 
     switch (settings_.report) {
       case ReportTarget::standard_error: write_to_stderr(report + "\n"); break;

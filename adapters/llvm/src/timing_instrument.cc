@@ -13,7 +13,12 @@
 
 #include "passtiming/llvm.h"
 #include "passtiming/logging.h"
-#include "passtiming/report.h"
+
+// Placement: the callbacks every pass runs are [[gnu::hot]] (llvm.h), so
+// they sit in .text.hot on one or two pages rather than wherever the linker
+// would put them, which, once a pass has evicted the instruction TLB, is
+// fewer page walks. The flags every callback tests (stopped_, count_ir_,
+// steady_) sit together in front of the recorder.
 
 namespace passtiming::llvm {
 namespace {
@@ -82,25 +87,18 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* 
 
 TimingInstrument::TimingInstrument(InstrumentOptions options, std::shared_ptr<const Clock> clock)
     : options_(std::move(options)),
-      clock_(clock ? std::move(clock) : steady_clock()),
-      steady_(clock_ == steady_clock()) {
-  state_.set_observer(options_.observer);
+      steady_(!clock || clock == steady_clock()),
+      recorder_(options_.threshold_ms, std::move(clock)) {
+  recorder_.set_observer(options_.observer);
+  recorder_.set_context_label(options_.context);
   if (!options_.metrics.empty()) {
-    if (options_.sampler) {
-      sampler_ = options_.sampler;
-      metrics_.recorded = options_.metrics;
-    } else {
-      std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(options_.metrics);
-      metrics_ = system->metrics();
-      sampler_ = std::move(system);
-    }
-    // Nothing to read when every metric asked for is unavailable: the
+    // Nothing is read when every metric asked for is unavailable: the
     // profile says why, and the callbacks stay as cheap as without metrics.
-    if (!metrics_.recorded.empty()) state_.set_metrics(sampler_.get(), metrics_.recorded);
-    count_ir_ = metrics_.recorded.contains(Metric::ir);
+    recorder_.record_metrics(options_.metrics, options_.sampler);
+    count_ir_ = recorder_.metrics().recorded.contains(Metric::ir);
   }
-  state_.enter(now(), options_.context);
-  reserve_records(state_);
+  recorder_.begin_context();
+  reserve_records(recorder_.machine());
   scratch_symbols_.reserve(16);
 }
 
@@ -123,7 +121,7 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
     auto label = [&] { return ir_unit_label(ir, scratch_label_, scratch_symbols_); };
     // Counted before the clock is read, so the count is not the pass's time.
     if (count_ir_) [[unlikely]] {
-      state_.note_ir(ir_unit_size(ir));
+      state().note_ir(ir_unit_size(ir));
     }
     // LLVM's pass names are type names in the binary: the same pass gives
     // the same address before and after.
@@ -134,9 +132,9 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
                                             .stable_name = true};
     // The frame is pushed first and the clock read last.
     if (steady_) {
-      state_.begin_now(static_cast<const SteadyClock&>(*clock_), event);
+      state().begin_now(static_cast<const SteadyClock&>(recorder_.clock()), event);
     } else {
-      state_.begin_now(*clock_, event);
+      state().begin_now(recorder_.clock(), event);
     }
   } catch (const std::exception& e) {
     stop(e.what());
@@ -150,7 +148,7 @@ void TimingInstrument::after_pass(std::string_view pass) noexcept {
   const Nanoseconds t = now();
   if (stopped_) return;
   try {
-    state_.end(t, {pass, kPipelineThread});
+    state().end(t, {pass, kPipelineThread});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -168,12 +166,12 @@ void TimingInstrument::after_pass(std::string_view pass, const ::llvm::Any& ir,
       // The other figures are read before the count, which is then part of
       // neither the pass's CPU time nor its instructions.
       MetricSample end;
-      state_.read_sample(end);
-      state_.note_ir(ir_unit_size(ir), preserved != nullptr ? ir_flags_of(*preserved) : 0);
-      state_.end(t, {pass, kPipelineThread, 0, &end});
+      state().read_sample(end);
+      state().note_ir(ir_unit_size(ir), preserved != nullptr ? ir_flags_of(*preserved) : 0);
+      state().end(t, {pass, kPipelineThread, 0, &end});
       return;
     }
-    state_.end(t, {pass, kPipelineThread});
+    state().end(t, {pass, kPipelineThread});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -189,9 +187,9 @@ void TimingInstrument::after_pass_invalidated(std::string_view pass,
     // The unit may have been deleted: its size after the pass is not
     // measured, but what the pass returned is known.
     if (count_ir_) [[unlikely]] {
-      state_.note_ir(kNotMeasured, ir_flags_of(preserved));
+      state().note_ir(kNotMeasured, ir_flags_of(preserved));
     }
-    state_.end(t, {pass, kPipelineThread});
+    state().end(t, {pass, kPipelineThread});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -203,7 +201,7 @@ void TimingInstrument::skipped_pass(std::string_view pass, const ::llvm::Any& ir
   if (stopped_) return;
   try {
     std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
-    state_.skip(now(), pass, kernel, kPipelineThread);
+    state().skip(now(), pass, kernel, kPipelineThread);
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -222,24 +220,12 @@ void TimingInstrument::stop(const char* what) noexcept {
   get_logger(kTimingLoggerName).error(message);
 }
 
-const Section& TimingInstrument::section() const {
-  return state_.section();
-}
-
 Section TimingInstrument::finish() {
-  state_.exit(now());
-  Section out = state_.take_section();
-  state_.enter(now(), options_.context);
-  reserve_records(state_);
+  state().exit(now());
+  Section out = state().take_section();
+  recorder_.begin_context();
+  reserve_records(state());
   return out;
-}
-
-std::string TimingInstrument::report(double threshold_ms) const {
-  return render_report(state_.section(), threshold_ms, options_.context);
-}
-
-void TimingInstrument::set_observer(EventObserver* observer) {
-  state_.set_observer(observer);
 }
 
 }  // namespace passtiming::llvm

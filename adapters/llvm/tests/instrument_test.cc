@@ -161,7 +161,7 @@ TEST(TimingInstrument, RecordsManagersAdaptorsAndPassesWithDepthAndLabels) {
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
 
-  const Section& s = timing.section();
+  const Section& s = timing.recorder().section();
   ASSERT_EQ(s.records.size(), 7u);  // adaptor + 3 x (manager + pass)
   auto records = by_display(s);
   const Record& adaptor = records.at("ModuleToFunctionPassAdaptor(test-module)");
@@ -189,7 +189,7 @@ TEST(TimingInstrument, SlowInstrumentRegisteredEarlierStaysOutsideThePass) {
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
 
-  auto records = by_display(timing.section());
+  auto records = by_display(timing.recorder().section());
   // The pass's own time, exactly: the slow callbacks ran before our clock
   // read and after it.
   EXPECT_EQ(records.at("TickPass(even)").inclusive_ns, 5);
@@ -206,7 +206,8 @@ TEST(TimingInstrument, SlowInstrumentRegisteredLaterWouldBeInside) {
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
   // Our after-callbacks are in front, so only the later before-callback counts.
-  EXPECT_EQ(by_display(timing.section()).at("TickPass(even)").inclusive_ns, 1'000'000'005);
+  EXPECT_EQ(by_display(timing.recorder().section()).at("TickPass(even)").inclusive_ns,
+            1'000'000'005);
 }
 
 TEST(TimingInstrument, SccLabelIsFirstFunctionPlusMore) {
@@ -217,7 +218,7 @@ TEST(TimingInstrument, SccLabelIsFirstFunctionPlusMore) {
   ::llvm::ModulePassManager mpm;
   mpm.addPass(::llvm::createModuleToPostOrderCGSCCPassAdaptor(SccTickPass{{}, clock.get()}));
   p.run(mpm);
-  auto records = by_display(timing.section());
+  auto records = by_display(timing.recorder().section());
   EXPECT_EQ(records.at("SccTickPass(even +1 more)").inclusive_ns, 3);
   EXPECT_EQ(records.at("SccTickPass(use)").inclusive_ns, 3);
   EXPECT_EQ(records.at("ModuleToPostOrderCGSCCPassAdaptor(test-module)").depth, 0);
@@ -232,8 +233,8 @@ TEST(TimingInstrument, SkippedPassesAreCountedNotRecorded) {
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
-  EXPECT_EQ(timing.section().skipped, 3u);
-  EXPECT_EQ(by_display(timing.section()).count("TickPass(even)"), 0u);
+  EXPECT_EQ(timing.recorder().section().skipped, 3u);
+  EXPECT_EQ(by_display(timing.recorder().section()).count("TickPass(even)"), 0u);
 }
 
 TEST(TimingInstrument, AnalysesNestUnderThePassThatAskedWhenEnabled) {
@@ -245,7 +246,7 @@ TEST(TimingInstrument, AnalysesNestUnderThePassThatAskedWhenEnabled) {
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock, /*wants_domtree=*/true);
   p.run(mpm);
-  auto records = by_display(timing.section());
+  auto records = by_display(timing.recorder().section());
   const Record& pass = records.at("TickPass(even)");
   const Record& analysis = records.at("DominatorTreeAnalysis(even)");
   EXPECT_EQ(analysis.parent, pass.sequence);
@@ -259,7 +260,7 @@ TEST(TimingInstrument, AnalysesAreNotRecordedByDefault) {
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock, /*wants_domtree=*/true);
   p.run(mpm);
-  EXPECT_EQ(by_display(timing.section()).count("DominatorTreeAnalysis(even)"), 0u);
+  EXPECT_EQ(by_display(timing.recorder().section()).count("DominatorTreeAnalysis(even)"), 0u);
 }
 
 TEST(TimingInstrument, AfterPassInvalidatedClosesTheFrame) {
@@ -273,8 +274,8 @@ TEST(TimingInstrument, AfterPassInvalidatedClosesTheFrame) {
   ASSERT_TRUE(instrumentation.runBeforePass<::llvm::Function>(pass, f));
   clock->advance(7);
   instrumentation.runAfterPassInvalidated<::llvm::Function>(pass, PreservedAnalyses::none());
-  auto records = by_display(timing.section());
-  ASSERT_EQ(timing.section().records.size(), 1u);
+  auto records = by_display(timing.recorder().section());
+  ASSERT_EQ(timing.recorder().section().records.size(), 1u);
   EXPECT_EQ(records.at("TickPass(odd)").inclusive_ns, 7);
 }
 
@@ -292,7 +293,7 @@ TEST(TimingInstrumentMetrics, IrSizesAreInstructionsOfTheUnitAndFlagsWhatThePass
   options.metrics = ir_only();
   options.sampler = std::make_shared<ManualMetricSampler>();
   TimingInstrument timing(options, clock);
-  EXPECT_EQ(timing.metrics().recorded, ir_only());
+  EXPECT_EQ(timing.recorder().metrics().recorded, ir_only());
   timing.register_callbacks(p.pic);
   ::llvm::FunctionPassManager fpm;
   fpm.addPass(TickPass{{}, clock.get(), 1});
@@ -301,7 +302,7 @@ TEST(TimingInstrumentMetrics, IrSizesAreInstructionsOfTheUnitAndFlagsWhatThePass
   mpm.addPass(::llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
   p.run(mpm);
 
-  const Section& s = timing.section();
+  const Section& s = timing.recorder().section();
   ASSERT_EQ(s.metrics.size(), s.records.size());
   std::map<std::string, RecordMetrics> metrics;
   for (std::size_t i = 0; i < s.records.size(); ++i) {
@@ -342,7 +343,7 @@ TEST(TimingInstrumentMetrics, AnSccCountsItsFunctions) {
   ::llvm::ModulePassManager mpm;
   mpm.addPass(::llvm::createModuleToPostOrderCGSCCPassAdaptor(SccTickPass{{}, clock.get()}));
   p.run(mpm);
-  const Section& s = timing.section();
+  const Section& s = timing.recorder().section();
   ASSERT_EQ(s.metrics.size(), s.records.size());
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> sizes;
   for (std::size_t i = 0; i < s.records.size(); ++i) {
@@ -368,7 +369,7 @@ TEST(TimingInstrumentMetrics, AnInvalidatedUnitIsNotCountedAfterThePass) {
   // What a pass that deletes its function leaves the after-callback with.
   f.eraseFromParent();
   instrumentation.runAfterPassInvalidated<::llvm::Function>(pass, PreservedAnalyses::none());
-  const Section& s = timing.section();
+  const Section& s = timing.recorder().section();
   ASSERT_EQ(s.metrics.size(), 1u);
   EXPECT_EQ(s.metrics[0].ir_before, 6);
   EXPECT_EQ(s.metrics[0].ir_after, kNotMeasured);
@@ -392,7 +393,7 @@ TEST(TimingInstrumentMetrics, CpuFromTheSamplerIsReadAtBothEnds) {
   instrumentation.runBeforePass<::llvm::Function>(pass, f);
   sampler->set(MetricSample{1700});
   instrumentation.runAfterPass<::llvm::Function>(pass, f, PreservedAnalyses::all());
-  const Section& s = timing.section();
+  const Section& s = timing.recorder().section();
   ASSERT_EQ(s.metrics.size(), 1u);
   EXPECT_EQ(s.metrics[0].cpu_ns, 700);
   EXPECT_EQ(s.metrics[0].cpu_self_ns, 700);
@@ -404,12 +405,12 @@ TEST(TimingInstrumentMetrics, WithoutMetricsTheRecordsCarryNone) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
   TimingInstrument timing({}, clock);
-  EXPECT_TRUE(timing.metrics().empty());
+  EXPECT_TRUE(timing.recorder().metrics().empty());
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
-  EXPECT_EQ(timing.section().records.size(), 7u);
-  EXPECT_TRUE(timing.section().metrics.empty());
+  EXPECT_EQ(timing.recorder().section().records.size(), 7u);
+  EXPECT_TRUE(timing.recorder().section().metrics.empty());
 }
 
 TEST(TimingInstrument, FinishDiscardsRunningFramesAndKeepsRecords) {
@@ -430,7 +431,7 @@ TEST(TimingInstrument, FinishDiscardsRunningFramesAndKeepsRecords) {
   EXPECT_EQ(s.context, "tu=test");
   ASSERT_EQ(s.records.size(), 1u);
   EXPECT_EQ(s.records[0].inclusive_ns, 2);
-  EXPECT_TRUE(timing.section().records.empty());
+  EXPECT_TRUE(timing.recorder().section().records.empty());
 }
 
 TEST(TimingInstrument, ReportIsTheSeedFormat) {
@@ -447,7 +448,7 @@ TEST(TimingInstrument, ReportIsTheSeedFormat) {
   const std::string rule(96, '=');
   const std::string dash(96, '-');
   EXPECT_EQ(
-      timing.report(0.0),
+      timing.recorder().report(),
       rule + "\nTileLang Pass Timing Report\n" + rule + "\nTotal: 2.0000s (1 passes)\n" + dash +
           "\n  #  Pass Name                                    Inclusive       Self   Incl %  "
           "Self %\n" +

@@ -66,23 +66,24 @@ namespace detail {
 /// numbers the section in pass-tree order.
 class CallbackTranslator {
  public:
-  /// Records `metrics` read from `sampler` (null: none).
-  CallbackTranslator(std::shared_ptr<const Clock> clock, std::string context,
-                     EventObserver* observer, std::shared_ptr<MetricSampler> sampler,
-                     MetricSet metrics)
-      : clock_(std::move(clock)), sampler_(std::move(sampler)) {
-    machine_.set_observer(observer);
-    if (sampler_ != nullptr && !metrics.empty()) {
-      machine_.set_metrics(sampler_.get(), metrics);
-      count_ir_ = metrics.contains(Metric::ir);
-      read_after_sample_ = true;
+  /// Checks and takes the options, and opens the section.
+  explicit CallbackTranslator(Options options)
+      : recorder_(check_threshold_ms(options.threshold_ms, "threshold_ms"),
+                  std::move(options.clock)) {
+    recorder_.set_observer(options.observer);
+    recorder_.set_context_label(std::move(options.context));
+    if (!options.metrics.empty()) {
+      recorder_.record_metrics(options.metrics, std::move(options.sampler));
+      // Nothing is read when every metric asked for is unavailable.
+      read_after_sample_ = !recorder_.metrics().recorded.empty();
+      count_ir_ = recorder_.metrics().recorded.contains(Metric::ir);
     }
-    machine_.enter(clock_->now_ns(), context);
+    recorder_.begin_context();
   }
 
   void before_pipeline(std::optional<::mlir::OperationName> name,
                        const ::mlir::PassInstrumentation::PipelineParentInfo& parent) {
-    const Nanoseconds t = clock_->now_ns();
+    const Nanoseconds t = recorder_.clock().now_ns();
     const ThreadKey tid = llvm::get_threadid();
     const std::string pipeline = mlir_adapter::pipeline_name(name);
     std::lock_guard lock(mutex_);
@@ -90,20 +91,20 @@ class CallbackTranslator {
     // The operation the pipeline runs on, its kernel label, is known when
     // its first pass starts; MLIR stops a pipeline at its first failing
     // pass and does not call runAfterPipeline for it.
-    machine_.begin(t, BeginEvent<>{.pass = pipeline,
-                                   .thread = tid,
-                                   .parent = {parent.parentThreadID, parent.parentPass},
-                                   .kernel_from_first_child = true,
-                                   .ends_with_failed_child = true});
+    machine().begin(t, BeginEvent<>{.pass = pipeline,
+                                    .thread = tid,
+                                    .parent = {parent.parentThreadID, parent.parentPass},
+                                    .kernel_from_first_child = true,
+                                    .ends_with_failed_child = true});
   }
 
   void after_pipeline(std::optional<::mlir::OperationName> name) {
-    const Nanoseconds t = clock_->now_ns();
+    const Nanoseconds t = recorder_.clock().now_ns();
     const ThreadKey tid = llvm::get_threadid();
     const std::string pipeline = mlir_adapter::pipeline_name(name);
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    machine_.end(t, {pipeline, tid});
+    machine().end(t, {pipeline, tid});
   }
 
   void before_pass(::mlir::Pass* pass, ::mlir::Operation* op) {
@@ -121,16 +122,17 @@ class CallbackTranslator {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     // The pass's own size, noted in the critical section of its event.
-    if (count_ir_) machine_.note_ir(size, 0, digest);
+    if (count_ir_) machine().note_ir(size, 0, digest);
     // The clock is read last, inside begin_now, so the bookkeeping above
     // stays outside the pass's time.
-    machine_.begin_now(
-        *clock_, BeginEvent<>{.pass = name_of(pass), .kernel = label, .thread = tid, .key = pass});
+    machine().begin_now(
+        recorder_.clock(),
+        BeginEvent<>{.pass = name_of(pass), .kernel = label, .thread = tid, .key = pass});
   }
 
   /// `op` is the pass's operation; null when it failed (nothing is counted).
   void after_pass(::mlir::Pass* pass, ::mlir::Operation* op, bool failed) {
-    const Nanoseconds t = clock_->now_ns();  // first, before any bookkeeping
+    const Nanoseconds t = recorder_.clock().now_ns();  // first, before any bookkeeping
     const ThreadKey tid = llvm::get_threadid();
     // The figures of a successful pass: the sampler's read before the count,
     // which is thus part of neither the pass's time nor its CPU time, and
@@ -140,7 +142,7 @@ class CallbackTranslator {
     std::uint64_t digest = 0;
     const bool sampled = read_after_sample_ && !failed;
     if (sampled) {
-      machine_.read_sample(end);  // reads only the sampler, set before any pass ran
+      machine().read_sample(end);  // reads only the sampler, set before any pass ran
       if (count_ir_) {
         size = count_operations(op);
         digest = ir_digest(op);
@@ -149,23 +151,24 @@ class CallbackTranslator {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     // A failed pass's IR is not counted: its size after is not measured.
-    if (sampled && count_ir_) machine_.note_ir(size, 0, digest);
-    machine_.end(t, {name_of(pass), tid, failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0},
-                     sampled ? &end : nullptr});
+    if (sampled && count_ir_) machine().note_ir(size, 0, digest);
+    machine().end(t, {name_of(pass), tid, failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0},
+                      sampled ? &end : nullptr});
   }
 
   void finish() {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     finished_ = true;
-    machine_.exit(clock_->now_ns());
+    machine().exit(recorder_.clock().now_ns());
   }
 
-  /// The completed records, numbered in pass-tree order.
-  Section section() {
+  /// A copy of the completed records, numbered in pass-tree order.
+  Section snapshot() {
     std::lock_guard lock(mutex_);
-    return machine_.section();
+    return recorder_.section();
   }
+  const Recorder& recorder() const { return recorder_; }
 
  private:
   /// The pass's display name: MLIR's pass name, or for an adaptor the name
@@ -182,13 +185,13 @@ class CallbackTranslator {
     return it->second;
   }
 
-  std::shared_ptr<const Clock> clock_;
-  std::shared_ptr<MetricSampler> sampler_;
+  TimingStateMachine& machine() { return recorder_.machine(); }
+
   /// Set at construction, read without the lock.
   bool count_ir_ = false;
   bool read_after_sample_ = false;
   std::mutex mutex_;
-  TimingStateMachine machine_;
+  Recorder recorder_;
   std::unordered_map<const ::mlir::Pass*, std::string> adaptor_names_;
   bool finished_ = false;
 };
@@ -246,23 +249,7 @@ class ForwardingInstrumentation final : public ::mlir::PassInstrumentation {
 }  // namespace
 
 MlirPassTiming::MlirPassTiming(Options options)
-    : threshold_ms_(options.threshold_ms), context_(std::move(options.context)) {
-  check_threshold_ms(threshold_ms_, "threshold_ms");
-  if (!options.clock) options.clock = steady_clock();
-  std::shared_ptr<MetricSampler> sampler;
-  if (!options.metrics.empty()) {
-    if (options.sampler) {
-      sampler = std::move(options.sampler);
-      metrics_.recorded = options.metrics;
-    } else {
-      std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(options.metrics);
-      metrics_ = system->metrics();
-      sampler = std::move(system);
-    }
-  }
-  translator_ = std::make_shared<detail::CallbackTranslator>(
-      std::move(options.clock), context_, options.observer, std::move(sampler), metrics_.recorded);
-}
+    : translator_(std::make_shared<detail::CallbackTranslator>(std::move(options))) {}
 
 MlirPassTiming::~MlirPassTiming() = default;
 
@@ -274,30 +261,12 @@ void MlirPassTiming::finish() {
   translator_->finish();
 }
 
-Section MlirPassTiming::section() const {
-  return translator_->section();
+Section MlirPassTiming::snapshot() const {
+  return translator_->snapshot();
 }
 
-Profile MlirPassTiming::profile() const {
-  Profile profile;
-  profile.metadata = current_process_metadata();
-  profile.metrics = metrics_;
-  profile.sections.push_back(section());
-  return profile;
-}
-
-double MlirPassTiming::total_duration_s() const {
-  return section().total_seconds();
-}
-
-std::string MlirPassTiming::report() const {
-  std::optional<std::string_view> context;
-  if (!context_.empty()) context = context_;
-  return render_report(section(), threshold_ms_, context);
-}
-
-void MlirPassTiming::print_report() const {
-  get_logger(kTimingLoggerName).info("\n" + report());
+const Recorder& MlirPassTiming::recorder() const {
+  return translator_->recorder();
 }
 
 std::shared_ptr<MlirPassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options) {

@@ -162,7 +162,7 @@ TEST_F(MlirPassTimingTest, SingleThreadTree) {
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   timing.finish();
-  expect_pipeline_tree(timing.section(), 8, /*threaded=*/false);
+  expect_pipeline_tree(timing.snapshot(), 8, /*threaded=*/false);
 }
 
 TEST_F(MlirPassTimingTest, ThreadedTreeAttachesWorkerPipelinesToTheAdaptor) {
@@ -176,7 +176,7 @@ TEST_F(MlirPassTimingTest, ThreadedTreeAttachesWorkerPipelinesToTheAdaptor) {
     timing.enable(pm);
     ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
     timing.finish();
-    expect_pipeline_tree(timing.section(), 64, /*threaded=*/true);
+    expect_pipeline_tree(timing.snapshot(), 64, /*threaded=*/true);
   }
 }
 
@@ -189,7 +189,7 @@ TEST_F(MlirPassTimingTest, ThreadedReportIsATree) {
   options.context = "stage=opt";
   auto timing = enable_pass_timing(pm, options);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
-  const std::string report = timing->report();
+  const std::string report = timing->recorder().report(timing->recorder().context_label());
   EXPECT_NE(report.find("Context: stage=opt\n"), std::string::npos);
   EXPECT_NE(report.find("(15 passes)"), std::string::npos);
   // Each pipeline row is followed by its own two passes.
@@ -220,7 +220,7 @@ TEST_F(MlirPassTimingTest, ExactTimesWithManualClock) {
   MlirPassTiming timing(options);
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
-  const Section s = timing.section();
+  const Section s = timing.snapshot();
   ASSERT_EQ(s.records.size(), 3u);
   const Record& cse = only(s, "CSE");
   const Record& pipeline = only(s, kPipeline);
@@ -251,7 +251,7 @@ TEST_F(MlirPassTimingTest, FailingNestedPassIsClosedAndMarked) {
     timing.enable(pm);
     ASSERT_TRUE(::mlir::failed(pm.run(*module)));
     timing.finish();
-    const Section s = timing.section();
+    const Section s = timing.snapshot();
     const Record& adaptor = only(s, kAdaptor);
     EXPECT_EQ(adaptor.flags, kRecordFailed);
     int failed_passes = 0;
@@ -275,7 +275,7 @@ TEST_F(MlirPassTimingTest, FailingNestedPassIsClosedAndMarked) {
     EXPECT_EQ(failed_passes, 1);
     EXPECT_TRUE(top_canonicalize);
     // The report is still produced with everything that completed.
-    EXPECT_NE(timing.report().find("FailOnBadFunction(bad)"), std::string::npos);
+    EXPECT_NE(timing.recorder().report().find("FailOnBadFunction(bad)"), std::string::npos);
   }
 }
 
@@ -335,12 +335,12 @@ TEST_F(MlirPassTimingTest, IrCountsOperationsAndTheFingerprintTellsAChange) {
   Options options;
   options.metrics = metric_set({Metric::ir});
   MlirPassTiming timing(options);
-  EXPECT_EQ(timing.metrics().recorded, metric_set({Metric::ir}));
-  EXPECT_TRUE(timing.metrics().unavailable.empty());
+  EXPECT_EQ(timing.recorder().metrics().recorded, metric_set({Metric::ir}));
+  EXPECT_TRUE(timing.recorder().metrics().unavailable.empty());
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   timing.finish();
-  const Section s = timing.section();
+  const Section s = timing.snapshot();
   ASSERT_EQ(s.records.size(), 6u);
   const std::map<std::string, RecordMetrics> m = metrics_by_display(s);
   expect_ir(m, "Canonicalizer(f)", 4, 2, kChanged);
@@ -350,7 +350,7 @@ TEST_F(MlirPassTimingTest, IrCountsOperationsAndTheFingerprintTellsAChange) {
   // A pipeline is no pass: it has no IR of its own.
   expect_ir(m, std::string(kPipeline) + "(f)", kNotMeasured, kNotMeasured, 0);
   EXPECT_EQ(m.at("CSE(f +1 more)").cpu_ns, kNotMeasured);
-  EXPECT_EQ(timing.profile().metrics.recorded, metric_set({Metric::ir}));
+  EXPECT_EQ(timing.recorder().profile().metrics.recorded, metric_set({Metric::ir}));
 }
 
 TEST_F(MlirPassTimingTest, IrIsCountedOnEachWorkerThread) {
@@ -369,7 +369,7 @@ TEST_F(MlirPassTimingTest, IrIsCountedOnEachWorkerThread) {
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   timing.finish();
-  const Section s = timing.section();
+  const Section s = timing.snapshot();
   ASSERT_EQ(s.records.size(), static_cast<std::size_t>(1 + 3 * kFunctions));
   const std::map<std::string, RecordMetrics> m = metrics_by_display(s);
   for (int i = 0; i < kFunctions; ++i) {
@@ -396,7 +396,7 @@ TEST_F(MlirPassTimingTest, AFailingPassHasNoIrSizeAfterIt) {
   timing.enable(pm);
   ASSERT_TRUE(::mlir::failed(pm.run(*module)));
   timing.finish();
-  const std::map<std::string, RecordMetrics> m = metrics_by_display(timing.section());
+  const std::map<std::string, RecordMetrics> m = metrics_by_display(timing.snapshot());
   expect_ir(m, "FailOnBadFunction(k0)", 8, 8, kUnchanged);
   expect_ir(m, "FailOnBadFunction(bad)", 8, kNotMeasured, 0);
   expect_ir(m, std::string(kAdaptor) + "(k0 +2 more)", 25, kNotMeasured, 0);
@@ -410,8 +410,8 @@ TEST_F(MlirPassTimingTest, WithoutMetricsNothingIsCounted) {
   MlirPassTiming timing;
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
-  EXPECT_TRUE(timing.section().metrics.empty());
-  EXPECT_TRUE(timing.profile().metrics.empty());
+  EXPECT_TRUE(timing.snapshot().metrics.empty());
+  EXPECT_TRUE(timing.recorder().profile().metrics.empty());
 }
 
 }  // namespace

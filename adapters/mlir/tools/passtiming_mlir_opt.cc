@@ -83,7 +83,7 @@ std::optional<double> requested_threshold(const passtiming::OutputSettings& outp
 bool emit_timing(passtiming::mlir::MlirPassTiming& timing,
                  const passtiming::OutputSettings& outputs) {
   timing.finish();
-  llvm::errs() << timing.report() << "\n";
+  llvm::errs() << timing.recorder().report() << "\n";
   llvm::errs().flush();
   // The flag wins over the variable, and names itself in the message.
   const bool from_flag = !profile_flag.empty();
@@ -91,7 +91,7 @@ bool emit_timing(passtiming::mlir::MlirPassTiming& timing,
       from_flag ? std::optional<std::string>(profile_flag) : outputs.profile_path;
   if (!path) return true;
   try {
-    passtiming::write_profile_file(timing.profile(), *path);
+    passtiming::write_profile_file(timing.recorder().profile(), *path);
   } catch (const std::exception& error) {
     llvm::errs() << "passtiming-mlir-opt: error: "
                  << (from_flag ? "--" + std::string(passtiming::kProfileSetting.option)

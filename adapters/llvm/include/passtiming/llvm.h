@@ -26,6 +26,7 @@
 #include "passtiming/metric_sampler.h"
 #include "passtiming/metrics.h"
 #include "passtiming/profile.h"
+#include "passtiming/recorder.h"
 #include "passtiming/timing_state.h"
 
 namespace llvm {
@@ -38,6 +39,9 @@ namespace passtiming::llvm {
 
 /// What the instrument records besides passes.
 struct InstrumentOptions {
+  /// Rows whose inclusive time is under this many milliseconds are hidden in
+  /// the report (0 shows every pass).
+  double threshold_ms = 0.0;
   /// Analyses run on demand inside passes become records too (nested under
   /// the pass that asked for them), so a pass's self time excludes them.
   bool record_analyses = false;
@@ -61,7 +65,7 @@ struct InstrumentOptions {
 ///     passtiming::llvm::TimingInstrument timing;
 ///     timing.register_callbacks(pic);  // before PassBuilder pb(tm, pto, pgo, &pic) runs
 ///     mpm.run(module, mam);
-///     std::string text = timing.report(/*threshold_ms=*/0.0);
+///     std::string text = timing.recorder().report();
 class TimingInstrument {
  public:
   explicit TimingInstrument(InstrumentOptions options = {},
@@ -82,30 +86,22 @@ class TimingInstrument {
   void register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
                           std::shared_ptr<void> keep_alive);
 
-  /// The records so far (frames still running are not records yet).
-  const Section& section() const;
+  /// The recorder: the records so far (frames still running are not records
+  /// yet), the report, the profile, the metrics. Not to be read while a
+  /// pipeline runs on another thread.
+  Recorder& recorder() { return recorder_; }
+  const Recorder& recorder() const { return recorder_; }
   /// Ends the section: discards (with a warning naming them) the frames of
   /// passes that never finished, and returns the records. Later callbacks
   /// start a fresh section.
   Section finish();
 
-  /// The seed-format report of the records so far.
-  std::string report(double threshold_ms) const;
-
-  /// Hands every raw event to `observer` too (not owned; null for none).
-  void set_observer(EventObserver* observer);
   /// True once an internal failure has stopped the timing.
   bool stopped() const { return stopped_; }
-  /// The metrics the records carry, with those the machine could not give
-  /// and why: what the profile of these records says
-  /// (`Profile::metrics`). Empty without metrics.
-  const ProfileMetrics& metrics() const { return metrics_; }
 
   /// The callbacks themselves, public for benchmarks and embedders that
   /// dispatch events their own way. `ir` is the `llvm::Any` LLVM passes.
-  /// Hot (`.text.hot`): the code every pass runs sits on one or two pages
-  /// rather than wherever the linker would put it, which, once the pass has
-  /// evicted the instruction TLB, is fewer page walks.
+  /// The hot ones are placed together (why: timing_instrument.cc).
   /// after_pass() without `ir` records no `ir_after`; with it, and metric
   /// `ir`, the unit is counted after the clock is read, and `preserved`
   /// (null for an analysis) gives the record's IR flags.
@@ -122,21 +118,20 @@ class TimingInstrument {
  private:
   void stop(const char* what) noexcept;
   /// The clock, read inline when it is the process's steady clock.
-  Nanoseconds now() const noexcept { return steady_ ? SteadyClock::read() : clock_->now_ns(); }
+  Nanoseconds now() const noexcept {
+    return steady_ ? SteadyClock::read() : recorder_.clock().now_ns();
+  }
+  TimingStateMachine& state() noexcept { return recorder_.machine(); }
 
   InstrumentOptions options_;
-  std::shared_ptr<const Clock> clock_;
-  /// `clock_` is steady_clock(), whose type is known to be SteadyClock.
+  /// The recorder's clock is steady_clock(), whose type is SteadyClock.
   bool steady_ = false;
-  /// Beside the fields every callback reads, on the same cache line.
   bool stopped_ = false;
   /// Metric `ir` is recorded: the one test the callbacks add for metrics.
   bool count_ir_ = false;
-  TimingStateMachine state_;
+  Recorder recorder_;
   std::string scratch_label_;
   std::vector<std::string_view> scratch_symbols_;
-  std::shared_ptr<MetricSampler> sampler_;
-  ProfileMetrics metrics_;
 };
 
 /// The kernel label of the IR unit an instrumentation callback receives:

@@ -24,6 +24,7 @@
 #include "passtiming/metric_sampler.h"
 #include "passtiming/metrics.h"
 #include "passtiming/profile.h"
+#include "passtiming/recorder.h"
 #include "passtiming/timing_state.h"
 
 namespace mlir {
@@ -62,10 +63,11 @@ class CallbackTranslator;
 ///     passtiming::mlir::MlirPassTiming timing({.threshold_ms = 1.0});
 ///     timing.enable(pm);            // pm: an mlir::PassManager
 ///     (void)pm.run(module);
-///     timing.print_report();
+///     timing.recorder().print_report();
 class MlirPassTiming {
  public:
-  /// Throws std::invalid_argument for a negative or non-finite threshold.
+  /// Throws ConfigError (a std::invalid_argument) for a negative or
+  /// non-finite threshold.
   explicit MlirPassTiming(Options options = {});
   ~MlirPassTiming();
   MlirPassTiming(const MlirPassTiming&) = delete;
@@ -78,31 +80,17 @@ class MlirPassTiming {
   /// Ends the section: passes still running (a crash was caught, a pass
   /// manager was abandoned) are named in a "Discarding N incomplete pass
   /// timing frame(s)" warning; callbacks arriving later are ignored.
-  /// Idempotent. The accessors below do not need it: they see the passes
-  /// completed so far.
+  /// Idempotent.
   void finish();
 
-  /// The completed records (a copy, safe to read while MLIR runs).
-  Section section() const;
-  /// One section with this process's metadata and metrics(), for the JSON
-  /// profile.
-  Profile profile() const;
-  /// The metrics the records carry, with those the machine could not give
-  /// and why (`Profile::metrics`). Empty without metrics.
-  const ProfileMetrics& metrics() const { return metrics_; }
-  /// Sum of the top-level inclusive durations, in seconds.
-  double total_duration_s() const;
-  double threshold_ms() const { return threshold_ms_; }
-
-  /// The seed-format report (docs/report-format.md).
-  std::string report() const;
-  /// Logs "\n" + report at INFO on the logger `tilelang.pass_timing`.
-  void print_report() const;
+  /// The recorder: the section numbered in pass-tree order, the report
+  /// (`recorder().report(context)`), the profile, the metrics and the
+  /// threshold. Read it once the pass managers it is enabled on are done.
+  const Recorder& recorder() const;
+  /// A copy of the records completed so far, safe to take while MLIR runs.
+  Section snapshot() const;
 
  private:
-  double threshold_ms_;
-  std::string context_;
-  ProfileMetrics metrics_;
   std::shared_ptr<detail::CallbackTranslator> translator_;
 };
 
