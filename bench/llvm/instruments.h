@@ -40,7 +40,7 @@ class PasstimingInstrument {
   std::size_t records() const { return timing_.recorder().section().records.size(); }
 
  private:
-  passtiming::llvm::TimingInstrument timing_;
+  passtiming::llvm::PassTiming timing_;
 };
 
 }  // namespace passtiming::bench

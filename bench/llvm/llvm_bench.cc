@@ -4,7 +4,7 @@
 // PassInstrumentation to
 //   - nothing registered (the dispatch cost LLVM always pays),
 //   - LLVM's TimePassesHandler (what -ftime-report runs),
-//   - passtiming::llvm::TimingInstrument,
+//   - passtiming::llvm::PassTiming,
 // beside the floor: two steady-clock reads per pass.
 // Each iteration is one innermost pass pair plus, every 8th iteration, the
 // enclosing manager and adaptor, so the per-item figure is per pass pair.

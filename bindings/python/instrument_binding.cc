@@ -18,7 +18,7 @@ namespace passtiming::python {
 namespace {
 
 /// `TileLangPassTimingInstrument`: the wrapper users keep for the report.
-struct TimingInstrument {
+struct InstrumentWrapper {
   std::shared_ptr<TimingCallbacks> callbacks;
   py::object instrument;  ///< the Python object of `callbacks`, made once
 };
@@ -44,7 +44,7 @@ std::optional<std::string> context_text(py::handle context) {
   return std::string(utf8_of(context, storage));
 }
 
-std::string report_text(const TimingInstrument& self, py::handle context) {
+std::string report_text(const InstrumentWrapper& self, py::handle context) {
   std::optional<std::string> text = context_text(context);
   return self.callbacks->timing->report(text ? std::optional<std::string_view>(*text)
                                              : std::nullopt);
@@ -68,7 +68,7 @@ void bind_clocks(py::module_& m) {
 }
 
 void bind_timing_instrument(py::module_& m) {
-  py::class_<TimingInstrument>(
+  py::class_<InstrumentWrapper>(
       m, "TileLangPassTimingInstrument",
       "Per-pass timing instrument for tilelang compilation pipelines.\n\n"
       "threshold_ms: only show passes whose inclusive duration meets this threshold (ms);\n"
@@ -85,32 +85,32 @@ void bind_timing_instrument(py::module_& m) {
              if (asked) outputs.metrics = *asked;
              callbacks->timing->recorder().write_files(outputs);
              py::object instrument = make_timing_pass_instrument(callbacks);
-             return TimingInstrument{std::move(callbacks), std::move(instrument)};
+             return InstrumentWrapper{std::move(callbacks), std::move(instrument)};
            }),
            py::arg("threshold_ms") = 0.0, py::kw_only(), py::arg("clock") = nullptr,
            py::arg("metrics") = py::none())
       .def_property_readonly(
-          "instrument", [](const TimingInstrument& self) { return self.instrument; },
+          "instrument", [](const InstrumentWrapper& self) { return self.instrument; },
           "The pass instrument to add to a PassContext.")
       .def_property_readonly(
           "records",
-          [](const TimingInstrument& self) { return records_of(self.callbacks->section()); },
+          [](const InstrumentWrapper& self) { return records_of(self.callbacks->section()); },
           "The completed records of the last PassContext, sorted by sequence.")
       .def_property_readonly(
           "total_duration_s",
-          [](const TimingInstrument& self) { return self.callbacks->timing->total_duration_s(); },
+          [](const InstrumentWrapper& self) { return self.callbacks->timing->total_duration_s(); },
           "Sum of the top-level passes' inclusive durations (s).")
       .def_property_readonly(
           "threshold_ms",
-          [](const TimingInstrument& self) { return self.callbacks->timing->threshold_ms(); })
+          [](const InstrumentWrapper& self) { return self.callbacks->timing->threshold_ms(); })
       .def_property_readonly(
           "record_metrics",
-          [](const TimingInstrument& self) { return record_metrics_of(self.callbacks->section()); },
+          [](const InstrumentWrapper& self) { return record_metrics_of(self.callbacks->section()); },
           "The metrics of each record, in the order of `records` (dicts of the profile's "
           "members; the module's IR size is not measured by this instrument).")
       .def_property_readonly(
           "metrics",
-          [](const TimingInstrument& self) {
+          [](const InstrumentWrapper& self) {
             return metrics_info_of(self.callbacks->timing->recorder().metrics());
           },
           "{'recorded': (names...), 'unavailable': {name: reason}}.")
@@ -118,12 +118,12 @@ void bind_timing_instrument(py::module_& m) {
            "Generate a formatted timing report string.")
       .def(
           "print_report",
-          [](const TimingInstrument& self, py::handle context) {
+          [](const InstrumentWrapper& self, py::handle context) {
             get_logger(kTimingLoggerName).info("\n" + report_text(self, context));
           },
           py::arg("context") = py::none(),
           "Log the timing report at INFO on the logger 'tilelang.pass_timing'.")
-      .def("__repr__", [](const TimingInstrument& self) {
+      .def("__repr__", [](const InstrumentWrapper& self) {
         return py::str("<TileLangPassTimingInstrument threshold_ms={!r} records={}>")
             .format(self.callbacks->timing->threshold_ms(),
                     self.callbacks->section().records.size());
@@ -174,7 +174,7 @@ void bind_instrument(py::module_& m) {
         auto instruments = py::reinterpret_steal<py::list>(copy);
         if (threshold_ms.is_none()) return py::make_tuple(instruments, py::none());
         py::object timing =
-            py::type::of<TimingInstrument>()(threshold_ms, py::arg("clock") = clock);
+            py::type::of<InstrumentWrapper>()(threshold_ms, py::arg("clock") = clock);
         instruments.insert(0, timing.attr("instrument"));
         return py::make_tuple(instruments, timing);
       },

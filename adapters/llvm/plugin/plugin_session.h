@@ -28,7 +28,7 @@ class PipelineSession {
   /// Calls finish().
   ~PipelineSession();
 
-  llvm::TimingInstrument& instrument() { return instrument_; }
+  llvm::PassTiming& instrument() { return instrument_; }
 
   /// Ends the section and writes the report and the profile; only the first
   /// call does anything. Never throws: a file that cannot be written is one
@@ -42,7 +42,7 @@ class PipelineSession {
   PipelineSession(const PluginSettings& settings, EventObserver* observer);
 
   PluginSettings settings_;
-  llvm::TimingInstrument instrument_;
+  llvm::PassTiming instrument_;
   bool finished_ = false;
 };
 

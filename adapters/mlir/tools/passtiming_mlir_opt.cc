@@ -80,7 +80,7 @@ std::optional<double> requested_threshold(const passtiming::OutputSettings& outp
 
 /// Prints the report (and writes the profile) of everything that ran.
 /// Returns false when the profile could not be written.
-bool emit_timing(passtiming::mlir::MlirPassTiming& timing,
+bool emit_timing(passtiming::mlir::PassTiming& timing,
                  const passtiming::OutputSettings& outputs) {
   timing.finish();
   llvm::errs() << timing.recorder().report() << "\n";
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  std::shared_ptr<passtiming::mlir::MlirPassTiming> timing;
+  std::shared_ptr<passtiming::mlir::PassTiming> timing;
   std::unique_ptr<passtiming::EventLogWriter> events;
   // The process's sampler for the metrics, held so that the event log and
   // the timing get the same one and agree on what is unavailable.
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   }
   if (threshold) {
     try {
-      timing = std::make_shared<passtiming::mlir::MlirPassTiming>(passtiming::mlir::Options{
+      timing = std::make_shared<passtiming::mlir::PassTiming>(passtiming::mlir::Options{
           .threshold_ms = *threshold, .observer = events.get(), .metrics = outputs.metrics});
     } catch (const std::exception& error) {
       llvm::errs() << "passtiming-mlir-opt: error: --passtiming-threshold-ms: " << error.what()

@@ -62,17 +62,17 @@ struct InstrumentOptions {
 /// a time on one thread. No callback ever throws: an internal failure (out of
 /// memory) stops the timing with one message and the compile goes on.
 ///
-///     passtiming::llvm::TimingInstrument timing;
+///     passtiming::llvm::PassTiming timing;
 ///     timing.register_callbacks(pic);  // before PassBuilder pb(tm, pto, pgo, &pic) runs
 ///     mpm.run(module, mam);
 ///     std::string text = timing.recorder().report();
-class TimingInstrument {
+class PassTiming {
  public:
-  explicit TimingInstrument(InstrumentOptions options = {},
+  explicit PassTiming(InstrumentOptions options = {},
                             std::shared_ptr<const Clock> clock = steady_clock());
-  TimingInstrument(const TimingInstrument&) = delete;
-  TimingInstrument& operator=(const TimingInstrument&) = delete;
-  ~TimingInstrument();
+  PassTiming(const PassTiming&) = delete;
+  PassTiming& operator=(const PassTiming&) = delete;
+  ~PassTiming();
 
   /// Registers the callbacks; `*this` must outlive every use of `pic`. The
   /// before-callback is appended and the after-callbacks are put in front,
@@ -101,7 +101,7 @@ class TimingInstrument {
 
   /// The callbacks themselves, public for benchmarks and embedders that
   /// dispatch events their own way. `ir` is the `llvm::Any` LLVM passes.
-  /// The hot ones are placed together (why: timing_instrument.cc).
+  /// The hot ones are placed together (why: pass_timing.cc).
   /// after_pass() without `ir` records no `ir_after`; with it, and metric
   /// `ir`, the unit is counted after the clock is read, and `preserved`
   /// (null for an analysis) gives the record's IR flags.

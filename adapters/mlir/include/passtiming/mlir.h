@@ -60,18 +60,18 @@ class CallbackTranslator;
 /// Collects the passes of every pass manager it is enabled on into one
 /// section. Thread-safe: MLIR calls it from its worker threads.
 ///
-///     passtiming::mlir::MlirPassTiming timing({.threshold_ms = 1.0});
+///     passtiming::mlir::PassTiming timing({.threshold_ms = 1.0});
 ///     timing.enable(pm);            // pm: an mlir::PassManager
 ///     (void)pm.run(module);
 ///     timing.recorder().print_report();
-class MlirPassTiming {
+class PassTiming {
  public:
   /// Throws ConfigError (a std::invalid_argument) for a negative or
   /// non-finite threshold.
-  explicit MlirPassTiming(Options options = {});
-  ~MlirPassTiming();
-  MlirPassTiming(const MlirPassTiming&) = delete;
-  MlirPassTiming& operator=(const MlirPassTiming&) = delete;
+  explicit PassTiming(Options options = {});
+  ~PassTiming();
+  PassTiming(const PassTiming&) = delete;
+  PassTiming& operator=(const PassTiming&) = delete;
 
   /// Adds the instrumentation to `pm`. It shares the collected state, so
   /// `pm` may outlive this object and the other way round.
@@ -94,9 +94,9 @@ class MlirPassTiming {
   std::shared_ptr<detail::CallbackTranslator> translator_;
 };
 
-/// The one call: a new MlirPassTiming enabled on `pm`.
+/// The one call: a new PassTiming enabled on `pm`.
 ///
 ///     auto timing = passtiming::mlir::enable_pass_timing(pm, {.threshold_ms = 0.5});
-std::shared_ptr<MlirPassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options = {});
+std::shared_ptr<PassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options = {});
 
 }  // namespace passtiming::mlir

@@ -1,4 +1,4 @@
-// TimingInstrument: LLVM's pass instrumentation callbacks driving the core
+// PassTiming: LLVM's pass instrumentation callbacks driving the core
 // TimingStateMachine. This file is the boundary between LLVM (built without
 // exceptions) and the core (which may throw): nothing thrown here ever
 // reaches an LLVM frame.
@@ -50,7 +50,7 @@ void reserve_records(TimingStateMachine& state) noexcept {
 
 /// Registers the callbacks that forward to `*self`; `keep_alive` (possibly
 /// null) is held by each of them so that it dies with the last one.
-void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* self,
+void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, PassTiming* self,
                    const std::shared_ptr<void>& keep_alive, bool record_analyses) {
   using ::llvm::Any;
   using ::llvm::PreservedAnalyses;
@@ -85,7 +85,7 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, TimingInstrument* 
 
 }  // namespace
 
-TimingInstrument::TimingInstrument(InstrumentOptions options, std::shared_ptr<const Clock> clock)
+PassTiming::PassTiming(InstrumentOptions options, std::shared_ptr<const Clock> clock)
     : options_(std::move(options)),
       steady_(!clock || clock == steady_clock()),
       recorder_(options_.threshold_ms, std::move(clock)) {
@@ -102,18 +102,18 @@ TimingInstrument::TimingInstrument(InstrumentOptions options, std::shared_ptr<co
   scratch_symbols_.reserve(16);
 }
 
-TimingInstrument::~TimingInstrument() = default;
+PassTiming::~PassTiming() = default;
 
-void TimingInstrument::register_callbacks(::llvm::PassInstrumentationCallbacks& pic) {
+void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic) {
   add_callbacks(pic, this, nullptr, options_.record_analyses);
 }
 
-void TimingInstrument::register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
+void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
                                           std::shared_ptr<void> keep_alive) {
   add_callbacks(pic, this, keep_alive, options_.record_analyses);
 }
 
-void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
+void PassTiming::before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
   if (stopped_) return;
   try {
     // A pass on the unit of the pass around it takes that pass's label; the
@@ -143,7 +143,7 @@ void TimingInstrument::before_pass(std::string_view pass, const ::llvm::Any& ir)
   }
 }
 
-void TimingInstrument::after_pass(std::string_view pass) noexcept {
+void PassTiming::after_pass(std::string_view pass) noexcept {
   // The clock is read before anything else happens.
   const Nanoseconds t = now();
   if (stopped_) return;
@@ -156,7 +156,7 @@ void TimingInstrument::after_pass(std::string_view pass) noexcept {
   }
 }
 
-void TimingInstrument::after_pass(std::string_view pass, const ::llvm::Any& ir,
+void PassTiming::after_pass(std::string_view pass, const ::llvm::Any& ir,
                                   const ::llvm::PreservedAnalyses* preserved) noexcept {
   // The clock is read before anything else happens, the count included.
   const Nanoseconds t = now();
@@ -179,7 +179,7 @@ void TimingInstrument::after_pass(std::string_view pass, const ::llvm::Any& ir,
   }
 }
 
-void TimingInstrument::after_pass_invalidated(std::string_view pass,
+void PassTiming::after_pass_invalidated(std::string_view pass,
                                               const ::llvm::PreservedAnalyses& preserved) noexcept {
   const Nanoseconds t = now();
   if (stopped_) return;
@@ -197,7 +197,7 @@ void TimingInstrument::after_pass_invalidated(std::string_view pass,
   }
 }
 
-void TimingInstrument::skipped_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
+void PassTiming::skipped_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
   if (stopped_) return;
   try {
     std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
@@ -209,7 +209,7 @@ void TimingInstrument::skipped_pass(std::string_view pass, const ::llvm::Any& ir
   }
 }
 
-void TimingInstrument::stop(const char* what) noexcept {
+void PassTiming::stop(const char* what) noexcept {
   stopped_ = true;
   // The records so far stay; the running frames can no longer be trusted.
   // A stack buffer, because the usual cause is that memory ran out.
@@ -220,7 +220,7 @@ void TimingInstrument::stop(const char* what) noexcept {
   get_logger(kTimingLoggerName).error(message);
 }
 
-Section TimingInstrument::finish() {
+Section PassTiming::finish() {
   state().exit(now());
   Section out = state().take_section();
   recorder_.begin_context();

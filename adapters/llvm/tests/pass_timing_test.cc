@@ -1,4 +1,4 @@
-// passtiming::llvm::TimingInstrument on LLVM's own PassBuilder, pass managers
+// passtiming::llvm::PassTiming on LLVM's own PassBuilder, pass managers
 // and adaptors, with an injected ManualClock so every duration is exact.
 
 #include <gtest/gtest.h>
@@ -153,10 +153,10 @@ void register_slow_instrument(::llvm::PassInstrumentationCallbacks& pic, ManualC
   return mpm;
 }
 
-TEST(TimingInstrument, RecordsManagersAdaptorsAndPassesWithDepthAndLabels) {
+TEST(PassTiming, RecordsManagersAdaptorsAndPassesWithDepthAndLabels) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
@@ -180,11 +180,11 @@ TEST(TimingInstrument, RecordsManagersAdaptorsAndPassesWithDepthAndLabels) {
   }
 }
 
-TEST(TimingInstrument, SlowInstrumentRegisteredEarlierStaysOutsideThePass) {
+TEST(PassTiming, SlowInstrumentRegisteredEarlierStaysOutsideThePass) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
   register_slow_instrument(p.pic, *clock);  // like -ftime-report: registered first
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
@@ -197,10 +197,10 @@ TEST(TimingInstrument, SlowInstrumentRegisteredEarlierStaysOutsideThePass) {
   EXPECT_EQ(records.at("PassManager<Function>(even)").self_ns, 2'000'000'000);
 }
 
-TEST(TimingInstrument, SlowInstrumentRegisteredLaterWouldBeInside) {
+TEST(PassTiming, SlowInstrumentRegisteredLaterWouldBeInside) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   register_slow_instrument(p.pic, *clock);  // registered after: its before runs inside
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
@@ -210,10 +210,10 @@ TEST(TimingInstrument, SlowInstrumentRegisteredLaterWouldBeInside) {
             1'000'000'005);
 }
 
-TEST(TimingInstrument, SccLabelIsFirstFunctionPlusMore) {
+TEST(PassTiming, SccLabelIsFirstFunctionPlusMore) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm;
   mpm.addPass(::llvm::createModuleToPostOrderCGSCCPassAdaptor(SccTickPass{{}, clock.get()}));
@@ -224,12 +224,12 @@ TEST(TimingInstrument, SccLabelIsFirstFunctionPlusMore) {
   EXPECT_EQ(records.at("ModuleToPostOrderCGSCCPassAdaptor(test-module)").depth, 0);
 }
 
-TEST(TimingInstrument, SkippedPassesAreCountedNotRecorded) {
+TEST(PassTiming, SkippedPassesAreCountedNotRecorded) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
   p.pic.registerShouldRunOptionalPassCallback(
       [](StringRef pass, Any) { return pass != "TickPass"; });
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
   p.run(mpm);
@@ -237,12 +237,12 @@ TEST(TimingInstrument, SkippedPassesAreCountedNotRecorded) {
   EXPECT_EQ(by_display(timing.recorder().section()).count("TickPass(even)"), 0u);
 }
 
-TEST(TimingInstrument, AnalysesNestUnderThePassThatAskedWhenEnabled) {
+TEST(PassTiming, AnalysesNestUnderThePassThatAskedWhenEnabled) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
   InstrumentOptions options;
   options.record_analyses = true;
-  TimingInstrument timing(options, clock);
+  PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock, /*wants_domtree=*/true);
   p.run(mpm);
@@ -253,20 +253,20 @@ TEST(TimingInstrument, AnalysesNestUnderThePassThatAskedWhenEnabled) {
   EXPECT_EQ(analysis.depth, pass.depth + 1);
 }
 
-TEST(TimingInstrument, AnalysesAreNotRecordedByDefault) {
+TEST(PassTiming, AnalysesAreNotRecordedByDefault) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock, /*wants_domtree=*/true);
   p.run(mpm);
   EXPECT_EQ(by_display(timing.recorder().section()).count("DominatorTreeAnalysis(even)"), 0u);
 }
 
-TEST(TimingInstrument, AfterPassInvalidatedClosesTheFrame) {
+TEST(PassTiming, AfterPassInvalidatedClosesTheFrame) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};
@@ -292,7 +292,7 @@ TEST(TimingInstrumentMetrics, IrSizesAreInstructionsOfTheUnitAndFlagsWhatThePass
   InstrumentOptions options;
   options.metrics = ir_only();
   options.sampler = std::make_shared<ManualMetricSampler>();
-  TimingInstrument timing(options, clock);
+  PassTiming timing(options, clock);
   EXPECT_EQ(timing.recorder().metrics().recorded, ir_only());
   timing.register_callbacks(p.pic);
   ::llvm::FunctionPassManager fpm;
@@ -338,7 +338,7 @@ TEST(TimingInstrumentMetrics, AnSccCountsItsFunctions) {
   InstrumentOptions options;
   options.metrics = ir_only();
   options.sampler = std::make_shared<ManualMetricSampler>();
-  TimingInstrument timing(options, clock);
+  PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm;
   mpm.addPass(::llvm::createModuleToPostOrderCGSCCPassAdaptor(SccTickPass{{}, clock.get()}));
@@ -360,7 +360,7 @@ TEST(TimingInstrumentMetrics, AnInvalidatedUnitIsNotCountedAfterThePass) {
   InstrumentOptions options;
   options.metrics = ir_only();
   options.sampler = std::make_shared<ManualMetricSampler>();
-  TimingInstrument timing(options, clock);
+  PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};
@@ -384,7 +384,7 @@ TEST(TimingInstrumentMetrics, CpuFromTheSamplerIsReadAtBothEnds) {
   options.metrics.insert(Metric::cpu);
   options.metrics.insert(Metric::ir);
   options.sampler = sampler;
-  TimingInstrument timing(options, clock);
+  PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};
@@ -404,7 +404,7 @@ TEST(TimingInstrumentMetrics, CpuFromTheSamplerIsReadAtBothEnds) {
 TEST(TimingInstrumentMetrics, WithoutMetricsTheRecordsCarryNone) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   EXPECT_TRUE(timing.recorder().metrics().empty());
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm = function_pipeline(*clock);
@@ -413,12 +413,12 @@ TEST(TimingInstrumentMetrics, WithoutMetricsTheRecordsCarryNone) {
   EXPECT_TRUE(timing.recorder().section().metrics.empty());
 }
 
-TEST(TimingInstrument, FinishDiscardsRunningFramesAndKeepsRecords) {
+TEST(PassTiming, FinishDiscardsRunningFramesAndKeepsRecords) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
   InstrumentOptions options;
   options.context = "tu=test";
-  TimingInstrument timing(options, clock);
+  PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};
@@ -434,10 +434,10 @@ TEST(TimingInstrument, FinishDiscardsRunningFramesAndKeepsRecords) {
   EXPECT_TRUE(timing.recorder().section().records.empty());
 }
 
-TEST(TimingInstrument, ReportIsTheSeedFormat) {
+TEST(PassTiming, ReportIsTheSeedFormat) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  TimingInstrument timing({}, clock);
+  PassTiming timing({}, clock);
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};

@@ -248,29 +248,29 @@ class ForwardingInstrumentation final : public ::mlir::PassInstrumentation {
 
 }  // namespace
 
-MlirPassTiming::MlirPassTiming(Options options)
+PassTiming::PassTiming(Options options)
     : translator_(std::make_shared<detail::CallbackTranslator>(std::move(options))) {}
 
-MlirPassTiming::~MlirPassTiming() = default;
+PassTiming::~PassTiming() = default;
 
-void MlirPassTiming::enable(::mlir::PassManager& pm) {
+void PassTiming::enable(::mlir::PassManager& pm) {
   pm.addInstrumentation(std::make_unique<ForwardingInstrumentation>(translator_));
 }
 
-void MlirPassTiming::finish() {
+void PassTiming::finish() {
   translator_->finish();
 }
 
-Section MlirPassTiming::snapshot() const {
+Section PassTiming::snapshot() const {
   return translator_->snapshot();
 }
 
-const Recorder& MlirPassTiming::recorder() const {
+const Recorder& PassTiming::recorder() const {
   return translator_->recorder();
 }
 
-std::shared_ptr<MlirPassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options) {
-  auto timing = std::make_shared<MlirPassTiming>(std::move(options));
+std::shared_ptr<PassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options) {
+  auto timing = std::make_shared<PassTiming>(std::move(options));
   timing->enable(pm);
   return timing;
 }

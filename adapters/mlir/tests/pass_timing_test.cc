@@ -158,7 +158,7 @@ TEST_F(MlirPassTimingTest, SingleThreadTree) {
   auto module = parse(module_text(8));
   ::mlir::PassManager pm(context_.get());
   build_pipeline(pm, false);
-  MlirPassTiming timing;
+  PassTiming timing;
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   timing.finish();
@@ -172,7 +172,7 @@ TEST_F(MlirPassTimingTest, ThreadedTreeAttachesWorkerPipelinesToTheAdaptor) {
   for (int run = 0; run < 3; ++run) {
     ::mlir::PassManager pm(context_.get());
     build_pipeline(pm, false);
-    MlirPassTiming timing;
+    PassTiming timing;
     timing.enable(pm);
     ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
     timing.finish();
@@ -217,7 +217,7 @@ TEST_F(MlirPassTimingTest, ExactTimesWithManualClock) {
   clock->script({0, 10, 20, 30, 70, 80, 100});
   Options options;
   options.clock = clock;
-  MlirPassTiming timing(options);
+  PassTiming timing(options);
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   const Section s = timing.snapshot();
@@ -247,7 +247,7 @@ TEST_F(MlirPassTimingTest, FailingNestedPassIsClosedAndMarked) {
     auto module = parse(module_text(6, /*with_bad=*/true));
     ::mlir::PassManager pm(context_.get());
     build_pipeline(pm, /*with_fail=*/true);
-    MlirPassTiming timing;
+    PassTiming timing;
     timing.enable(pm);
     ASSERT_TRUE(::mlir::failed(pm.run(*module)));
     timing.finish();
@@ -334,7 +334,7 @@ TEST_F(MlirPassTimingTest, IrCountsOperationsAndTheFingerprintTellsAChange) {
   pm.addPass(::mlir::createCSEPass());
   Options options;
   options.metrics = metric_set({Metric::ir});
-  MlirPassTiming timing(options);
+  PassTiming timing(options);
   EXPECT_EQ(timing.recorder().metrics().recorded, metric_set({Metric::ir}));
   EXPECT_TRUE(timing.recorder().metrics().unavailable.empty());
   timing.enable(pm);
@@ -365,7 +365,7 @@ TEST_F(MlirPassTimingTest, IrIsCountedOnEachWorkerThread) {
   functions.addPass(::mlir::createCSEPass());
   Options options;
   options.metrics = metric_set({Metric::ir, Metric::cpu});
-  MlirPassTiming timing(options);
+  PassTiming timing(options);
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   timing.finish();
@@ -392,7 +392,7 @@ TEST_F(MlirPassTimingTest, AFailingPassHasNoIrSizeAfterIt) {
   pm.nest<::mlir::func::FuncOp>().addPass(std::make_unique<FailOnBadFunction>());
   Options options;
   options.metrics = metric_set({Metric::ir});
-  MlirPassTiming timing(options);
+  PassTiming timing(options);
   timing.enable(pm);
   ASSERT_TRUE(::mlir::failed(pm.run(*module)));
   timing.finish();
@@ -407,7 +407,7 @@ TEST_F(MlirPassTimingTest, WithoutMetricsNothingIsCounted) {
   auto module = parse(kFoldModule);
   ::mlir::PassManager pm(context_.get());
   pm.nest<::mlir::func::FuncOp>().addPass(::mlir::createCanonicalizerPass());
-  MlirPassTiming timing;
+  PassTiming timing;
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   EXPECT_TRUE(timing.snapshot().metrics.empty());
