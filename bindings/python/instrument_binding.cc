@@ -105,7 +105,9 @@ void bind_timing_instrument(py::module_& m) {
           [](const InstrumentWrapper& self) { return self.callbacks->timing->threshold_ms(); })
       .def_property_readonly(
           "record_metrics",
-          [](const InstrumentWrapper& self) { return record_metrics_of(self.callbacks->section()); },
+          [](const InstrumentWrapper& self) {
+            return record_metrics_of(self.callbacks->section());
+          },
           "The metrics of each record, in the order of `records` (dicts of the profile's "
           "members; the module's IR size is not measured by this instrument).")
       .def_property_readonly(

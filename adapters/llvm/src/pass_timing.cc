@@ -109,7 +109,7 @@ void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic) {
 }
 
 void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
-                                          std::shared_ptr<void> keep_alive) {
+                                    std::shared_ptr<void> keep_alive) {
   add_callbacks(pic, this, keep_alive, options_.record_analyses);
 }
 
@@ -157,7 +157,7 @@ void PassTiming::after_pass(std::string_view pass) noexcept {
 }
 
 void PassTiming::after_pass(std::string_view pass, const ::llvm::Any& ir,
-                                  const ::llvm::PreservedAnalyses* preserved) noexcept {
+                            const ::llvm::PreservedAnalyses* preserved) noexcept {
   // The clock is read before anything else happens, the count included.
   const Nanoseconds t = now();
   if (stopped_) return;
@@ -180,7 +180,7 @@ void PassTiming::after_pass(std::string_view pass, const ::llvm::Any& ir,
 }
 
 void PassTiming::after_pass_invalidated(std::string_view pass,
-                                              const ::llvm::PreservedAnalyses& preserved) noexcept {
+                                        const ::llvm::PreservedAnalyses& preserved) noexcept {
   const Nanoseconds t = now();
   if (stopped_) return;
   try {

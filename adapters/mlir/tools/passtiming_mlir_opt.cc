@@ -80,8 +80,7 @@ std::optional<double> requested_threshold(const passtiming::OutputSettings& outp
 
 /// Prints the report (and writes the profile) of everything that ran.
 /// Returns false when the profile could not be written.
-bool emit_timing(passtiming::mlir::PassTiming& timing,
-                 const passtiming::OutputSettings& outputs) {
+bool emit_timing(passtiming::mlir::PassTiming& timing, const passtiming::OutputSettings& outputs) {
   timing.finish();
   llvm::errs() << timing.recorder().report() << "\n";
   llvm::errs().flush();

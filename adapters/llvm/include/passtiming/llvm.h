@@ -69,7 +69,7 @@ struct InstrumentOptions {
 class PassTiming {
  public:
   explicit PassTiming(InstrumentOptions options = {},
-                            std::shared_ptr<const Clock> clock = steady_clock());
+                      std::shared_ptr<const Clock> clock = steady_clock());
   PassTiming(const PassTiming&) = delete;
   PassTiming& operator=(const PassTiming&) = delete;
   ~PassTiming();
