@@ -4,6 +4,7 @@
 /// the session ends (PASSTIMING_PROFILE) and an event log streamed while it
 /// runs (PASSTIMING_EVENTS). Every event source reads the same two settings.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,19 @@
 #include "passtiming/settings.h"
 
 namespace passtiming {
+
+/// One placeholder of a path pattern: `%LETTER` stands for `value`.
+struct Placeholder {
+  char letter;
+  std::string value;
+};
+
+/// `pattern` with every `%LETTER` of `placeholders` replaced by its value
+/// and `%%` by `%` (kept as `%%` with `keep_escaped_percent`, for a pattern
+/// that is expanded again later). Any other `%` is kept as it is.
+std::string expand_placeholders(std::string_view pattern,
+                                std::initializer_list<Placeholder> placeholders,
+                                bool keep_escaped_percent = false);
 
 /// `pattern` with `%p` replaced by `pid`, `%n` by `compile` (the number of
 /// the compile session within the process, from 0, for hosts such as

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "passtiming/errors.h"
 #include "passtiming/metrics.h"
+#include "passtiming/outputs.h"
 #include "passtiming/settings.h"
 
 extern char** environ;
@@ -185,23 +186,7 @@ std::string collect_reports(const fs::path& dir) {
 /// `pattern` with every `%r` replaced by `run`; `%%` is kept as it is, for
 /// the compile to turn into one `%` with the other placeholders.
 std::string expand_run_number(std::string_view pattern, unsigned run) {
-  std::string out;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '%' && i + 1 < pattern.size()) {
-      if (pattern[i + 1] == 'r') {
-        out += std::to_string(run);
-        ++i;
-        continue;
-      }
-      if (pattern[i + 1] == '%') {
-        out += "%%";
-        ++i;
-        continue;
-      }
-    }
-    out += pattern[i];
-  }
-  return out;
+  return expand_placeholders(pattern, {{'r', std::to_string(run)}}, /*keep_escaped_percent=*/true);
 }
 
 bool has_run_number(std::string_view pattern) {

@@ -6,7 +6,7 @@ import pathlib
 
 import tilelang.language as T
 
-_EXAMPLE = pathlib.Path(__file__).resolve().parents[3] / "examples" / "tilelang" / "gemm.py"
+_EXAMPLE = pathlib.Path(__file__).resolve().parents[4] / "examples" / "tilelang" / "gemm.py"
 _spec = importlib.util.spec_from_file_location("passtiming_example_gemm", _EXAMPLE)
 _example_gemm = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_example_gemm)
