@@ -14,7 +14,6 @@
 #include "passtiming/clock.h"
 #include "passtiming/outputs.h"
 #include "passtiming/pass_timing.h"
-#include "passtiming/report.h"
 #include "passtiming/session.h"
 #include "passtiming/settings.h"
 #include "timing_callbacks.h"
@@ -50,12 +49,12 @@ std::optional<std::string> non_empty(std::optional<std::string> path) {
 void bind_native_timing(py::module_& m) {
   py::class_<EventTiming>(m, "_EventTiming",
                           "The timing state of one PassContext fed by a native instrument.")
-      .def(py::init([](std::shared_ptr<Clock> clock, bool files_from_environment,
-                       py::object metrics) {
+      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock,
+                       bool files_from_environment, py::object metrics) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
              const std::optional<MetricSet> asked = metrics_option(metrics, "metrics");
-             auto timing = std::make_shared<TileLangPassTimingInstrument>(0.0, source);
+             auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms, source);
              if (files_from_environment) {
                OutputSettings outputs =
                    OutputSettings::from_environment(Environment::process(), next_compile_number());
@@ -66,8 +65,8 @@ void bind_native_timing(py::module_& m) {
              }
              return EventTiming(std::move(timing));
            }),
-           py::kw_only(), py::arg("clock") = nullptr, py::arg("files_from_environment") = false,
-           py::arg("metrics") = py::none(),
+           py::kw_only(), py::arg("threshold_ms") = 0.0, py::arg("clock") = nullptr,
+           py::arg("files_from_environment") = false, py::arg("metrics") = py::none(),
            "files_from_environment: write PASSTIMING_PROFILE and PASSTIMING_EVENTS and record "
            "PASSTIMING_METRICS as an instrument used on its own does. metrics: a metric list "
            "(\"cpu,rss\") recorded instead of PASSTIMING_METRICS; None: the environment's.")
@@ -95,28 +94,30 @@ void bind_native_timing(py::module_& m) {
           [](const EventTiming& self) { return self.timing->section().records.size(); })
       .def(
           "report",
-          [](const EventTiming& self, double threshold_ms, std::optional<std::string> context) {
-            return render_report(
-                self.timing->section(), threshold_ms,
-                context ? std::optional<std::string_view>(*context) : std::nullopt);
+          [](const EventTiming& self, std::optional<std::string> context) {
+            return self.timing->report(context ? std::optional<std::string_view>(*context)
+                                               : std::nullopt);
           },
-          py::arg("threshold_ms"), py::arg("context") = py::none(),
-          "The report with any threshold, as the seed renders it.");
+          py::arg("context") = py::none(),
+          "The report with the timing's threshold, as the seed renders it.");
 
   py::class_<Session>(m, "_Session",
                       "A compile session: one section per PassContext, a JSON profile written "
                       "and an event log closed by close_outputs().")
       .def(py::init([](std::optional<std::string> profile, std::optional<std::string> events,
-                       std::shared_ptr<Clock> clock, py::object metrics) {
+                       std::shared_ptr<Clock> clock, py::object metrics, double threshold_ms) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
              OutputSettings outputs{non_empty(std::move(profile)), non_empty(std::move(events))};
              outputs.metrics = metrics_option(metrics, "metrics").value_or(MetricSet{});
-             return Session{std::make_unique<PassTimingTool>(0.0, source, std::move(outputs))};
+             return Session{
+                 std::make_unique<PassTimingTool>(threshold_ms, source, std::move(outputs))};
            }),
            py::arg("profile") = py::none(), py::arg("events") = py::none(), py::kw_only(),
            py::arg("clock") = nullptr, py::arg("metrics") = py::none(),
-           "metrics: the metric list every section records (\"cpu,rss\"); None: none.")
+           py::arg("threshold_ms") = 0.0,
+           "metrics: the metric list every section records (\"cpu,rss\"); None: none. "
+           "threshold_ms: the threshold of every section's report.")
       .def(
           "new_section",
           [](Session& self, const std::string& context) {

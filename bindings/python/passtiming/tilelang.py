@@ -112,6 +112,7 @@ class PassTimingTool(PassInstrumentationTool):
             _output_path(profile, PROFILE_ENV, number),
             _output_path(events, EVENTS_ENV, number),
             metrics=self._metrics,
+            threshold_ms=self.threshold_ms,
         )
         return self._session
 

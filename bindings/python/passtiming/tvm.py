@@ -124,7 +124,10 @@ class TileLangPassTimingInstrument:
             # records PASSTIMING_METRICS unless `metrics` is given.
             metrics = _passtiming._metrics_option(metrics, "TileLangPassTimingInstrument: metrics")
             _timing = _passtiming._EventTiming(
-                clock=clock, files_from_environment=True, metrics=metrics
+                threshold_ms=self._threshold_ms,
+                clock=clock,
+                files_from_environment=True,
+                metrics=metrics,
             )
         self._timing = _timing
         self._instrument = _native()(self._timing.sink_address, "TileLangPassTimingInstrument")
@@ -164,7 +167,7 @@ class TileLangPassTimingInstrument:
 
     def report(self, context: str | None = None) -> str:
         """Generate a formatted timing report string."""
-        return self._timing.report(self._threshold_ms, str(context) if context else None)
+        return self._timing.report(str(context) if context else None)
 
     def print_report(self, context: str | None = None):
         """Print the timing report to the logger."""
