@@ -77,8 +77,6 @@ class Recorder final : public PassEventSink {
   TimingStateMachine& machine() { return machine_; }
   const TimingStateMachine& machine() const { return machine_; }
   const Clock& clock() const { return *clock_; }
-  /// The clock as a shared pointer (to hand on, e.g. to a SteadyClock test).
-  const std::shared_ptr<const Clock>& shared_clock() const { return clock_; }
   /// Opens the context: the records of the previous one are cleared and the
   /// section is labelled with context_label().
   void begin_context();
@@ -114,10 +112,9 @@ class Recorder final : public PassEventSink {
   std::string report(std::optional<std::string_view> context = std::nullopt) const;
   /// Logs "\n" + report(context) at INFO on the logger `tilelang.pass_timing`.
   void print_report(std::optional<std::string_view> context = std::nullopt) const;
-  /// `section` (by default section()) as a one-section Profile, labelled
-  /// with context_label(), with the metadata and metrics() of this recorder.
+  /// section() as a one-section Profile, labelled with context_label(), with
+  /// the metadata and metrics() of this recorder.
   Profile profile() const;
-  Profile profile(Section section) const;
   /// What the records carry besides wall time: the metrics recorded and
   /// those asked for that the machine cannot give, with the reason.
   const ProfileMetrics& metrics() const { return metrics_; }

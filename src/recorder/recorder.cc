@@ -155,14 +155,10 @@ void Recorder::print_report(std::optional<std::string_view> context) const {
 }
 
 Profile Recorder::profile() const {
-  return profile(section());
-}
-
-Profile Recorder::profile(Section section) const {
   Profile profile;
   profile.metadata = metadata_.pid != 0 ? metadata_ : current_process_metadata();
   profile.metrics = metrics_;
-  profile.sections.push_back(std::move(section));
+  profile.sections.push_back(section());
   profile.sections.back().context = label_;
   return profile;
 }
