@@ -8,10 +8,10 @@
 #include <memory>
 #include <mutex>
 
-#include "passtiming/logging.h"
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/session.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/session.h"
 
 namespace {
 

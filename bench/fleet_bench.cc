@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
-#include "passtiming/fleet.h"
-#include "passtiming/output_file.h"
+#include "passtiming/formats/fleet.h"
+#include "passtiming/formats/output_file.h"
 #include "synthetic_profile.h"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "passtiming/metric_sampler.h"
+#include "passtiming/engine/metric_sampler.h"
 #include "passtiming/passtiming.h"
 #include "three_deep_stream.h"
 

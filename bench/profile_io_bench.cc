@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/aggregate.h"
-#include "passtiming/event_log_writer.h"
-#include "passtiming/output_file.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/analysis/aggregate.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/output_file.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "synthetic_profile.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/profile.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/engine/timing_state.h"
 
 namespace passtiming::bench {
 

@@ -9,9 +9,16 @@ find_package(GTest REQUIRED)
 include(GoogleTest)
 
 function(passtiming_add_test name)
-  cmake_parse_arguments(ARG "" "SERIAL" "LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SERIAL;ROOM" "LIBS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
-  target_link_libraries(${name} PRIVATE passtiming::passtiming GTest::gtest GTest::gtest_main
+  # A room's tests link that room's library alone (it brings the rooms below
+  # it), so a test, like the room, cannot reach a room above: the link fails.
+  if(ARG_ROOM)
+    set(core passtiming::${ARG_ROOM})
+  else()
+    set(core passtiming::passtiming)
+  endif()
+  target_link_libraries(${name} PRIVATE ${core} GTest::gtest GTest::gtest_main
                                         fmt::fmt ${ARG_LIBS})
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                              ${PROJECT_SOURCE_DIR}/tests)

@@ -12,13 +12,13 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "passtiming/clock.h"
-#include "passtiming/ir_module.h"
-#include "passtiming/logging.h"
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/host/ir_module.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/pass_timing.h"
 
 namespace passtiming::fuzz {
 namespace {

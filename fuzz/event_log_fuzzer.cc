@@ -8,11 +8,11 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "passtiming/errors.h"
-#include "passtiming/event_log.h"
-#include "passtiming/logging.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/formats/event_log.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   passtiming::get_logger(passtiming::kTimingLoggerName)

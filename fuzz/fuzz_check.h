@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "passtiming/profile.h"
-#include "passtiming/report.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/report.h"
 
 namespace passtiming::fuzz {
 

@@ -18,9 +18,9 @@
 
 #include "formats/profile_json_reader.h"
 #include "fuzz_check.h"
-#include "passtiming/errors.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
 
 namespace {
 

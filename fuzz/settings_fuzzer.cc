@@ -10,10 +10,10 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "passtiming/config.h"
-#include "passtiming/errors.h"
-#include "passtiming/outputs.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/recorder/config.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 #include "plugin_settings.h"
 
 namespace {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/session.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/session.h"
 #include "test_support.h"
 
 namespace passtiming::testing {

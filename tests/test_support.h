@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/logging.h"
-#include "passtiming/pass.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/host/pass.h"
 
 namespace passtiming::testing {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/metrics.h"
-#include "passtiming/profile.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming::python {
 

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "bindings.h"
-#include "passtiming/clock.h"
-#include "passtiming/logging.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/settings.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/host/pass_timing.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 #include "timing_callbacks.h"
 
 namespace passtiming::python {

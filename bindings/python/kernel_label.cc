@@ -1,7 +1,7 @@
 #include <vector>
 
 #include "bindings.h"
-#include "passtiming/ir_module.h"
+#include "passtiming/host/ir_module.h"
 
 namespace passtiming::python {
 namespace {

@@ -3,7 +3,7 @@
 #include <thread>
 
 #include "bindings.h"
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 
 namespace passtiming::python {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bindings.h"
-#include "passtiming/version.h"
+#include "passtiming/engine/version.h"
 
 PYBIND11_MODULE(_passtiming, m) {
   namespace py = pybind11;

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "bindings.h"
-#include "passtiming/clock.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/session.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/host/pass_timing.h"
+#include "passtiming/host/session.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 #include "timing_callbacks.h"
 
 namespace passtiming::python {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "bindings.h"
-#include "passtiming/metrics.h"
-#include "passtiming/pass_timing.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/host/pass_timing.h"
 
 namespace passtiming::python {
 namespace {

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "bindings.h"
-#include "passtiming/clock.h"
-#include "passtiming/pass_timing.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/host/pass_timing.h"
 
 namespace passtiming::python {
 

@@ -1,4 +1,4 @@
-#include "passtiming/aggregate.h"
+#include "passtiming/analysis/aggregate.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "passtiming/gate_measure.h"
+#include "passtiming/analysis/gate_measure.h"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-#include "passtiming/measure.h"
+#include "passtiming/analysis/measure.h"
 
 #include <array>
 #include <cstdint>

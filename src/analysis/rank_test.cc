@@ -1,4 +1,4 @@
-#include "passtiming/rank_test.h"
+#include "passtiming/analysis/rank_test.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "passtiming/regression_gate.h"
+#include "passtiming/analysis/regression_gate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <set>
 
-#include "passtiming/aggregate.h"
+#include "passtiming/analysis/aggregate.h"
 
 namespace passtiming {
 namespace {

@@ -1,4 +1,4 @@
-#include "passtiming/clock.h"
+#include "passtiming/engine/clock.h"
 
 // SteadyClock::read() is inline in the header and calls clock_gettime
 // directly: that is the system call std::chrono::steady_clock makes

@@ -1,4 +1,4 @@
-#include "passtiming/errors.h"
+#include "passtiming/engine/errors.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "passtiming/metric_sampler.h"
+#include "passtiming/engine/metric_sampler.h"
 
 #include <fmt/format.h>
 
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #endif
 
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 
 namespace passtiming {
 namespace {

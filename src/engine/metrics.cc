@@ -1,8 +1,8 @@
-#include "passtiming/metrics.h"
+#include "passtiming/engine/metrics.h"
 
 #include <fmt/format.h>
 
-#include "passtiming/errors.h"
+#include "passtiming/engine/errors.h"
 
 namespace passtiming {
 namespace {

@@ -1,4 +1,4 @@
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "engine/huge_pages.h"
 #include "engine/tree_order.h"
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 
 namespace passtiming {
 namespace {

@@ -7,7 +7,7 @@
 /// report's indented list. The report stays a tree when each record comes
 /// right after its parent and before its parent's later children.
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming::detail {
 

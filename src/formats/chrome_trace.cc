@@ -1,4 +1,4 @@
-#include "passtiming/chrome_trace.h"
+#include "passtiming/formats/chrome_trace.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "json_text.h"
 #include "metric_fields.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_json.h"
 
 namespace passtiming {
 namespace {

@@ -1,4 +1,4 @@
-#include "passtiming/event_log.h"
+#include "passtiming/formats/event_log.h"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -7,9 +7,9 @@
 #include <string>
 
 #include "metric_fields.h"
-#include "passtiming/errors.h"
-#include "passtiming/logging.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/engine/timing_state.h"
 
 namespace passtiming {
 namespace {

@@ -1,4 +1,4 @@
-#include "passtiming/event_log_writer.h"
+#include "passtiming/formats/event_log_writer.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,7 +13,7 @@
 
 #include "json_text.h"
 #include "metric_fields.h"
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 #include "text_writing.h"
 
 // Why a mapping: a store into a MAP_SHARED page is in the kernel's page

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "json_text.h"
-#include "passtiming/errors.h"
-#include "passtiming/fleet.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/fleet.h"
 #include "profile_json_fields.h"
 #include "text_writing.h"
 

@@ -7,7 +7,7 @@
 #include <array>
 #include <string>
 
-#include "passtiming/fleet.h"
+#include "passtiming/formats/fleet.h"
 
 namespace passtiming {
 namespace {

@@ -1,4 +1,4 @@
-#include "passtiming/html_report.h"
+#include "passtiming/formats/html_report.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming::detail {
 

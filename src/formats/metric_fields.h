@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/metric_sampler.h"
-#include "passtiming/metrics.h"
-#include "passtiming/profile.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/profile.h"
 #include "text_writing.h"
 
 namespace passtiming::detail {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/report.h"
+#include "passtiming/formats/report.h"
 
 namespace passtiming {
 namespace {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "json_text.h"
-#include "passtiming/fleet.h"
-#include "passtiming/version.h"
+#include "passtiming/engine/version.h"
+#include "passtiming/formats/fleet.h"
 #include "text_writing.h"
 
 namespace passtiming {

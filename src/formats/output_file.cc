@@ -1,4 +1,4 @@
-#include "passtiming/output_file.h"
+#include "passtiming/formats/output_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

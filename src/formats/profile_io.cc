@@ -1,4 +1,4 @@
-#include "passtiming/profile_io.h"
+#include "passtiming/formats/profile_io.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -17,9 +17,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "passtiming/errors.h"
-#include "passtiming/event_log.h"
-#include "passtiming/version.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/version.h"
+#include "passtiming/formats/event_log.h"
 #include "profile_json_reader.h"
 
 namespace passtiming {

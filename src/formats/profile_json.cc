@@ -1,4 +1,4 @@
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_json.h"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 
 #include "json_text.h"
 #include "metric_fields.h"
-#include "passtiming/profile_io.h"
+#include "passtiming/formats/profile_io.h"
 #include "profile_json_fields.h"
 #include "profile_json_reader.h"
 #include "text_writing.h"

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 #include "text_writing.h"
 
 namespace passtiming::detail {

@@ -16,8 +16,8 @@
 #include "engine/huge_pages.h"
 #include "json_text.h"
 #include "metric_fields.h"
-#include "passtiming/errors.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_json_fields.h"
 
 namespace passtiming::detail {

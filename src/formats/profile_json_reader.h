@@ -20,7 +20,7 @@
 #include <optional>
 #include <string_view>
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming::detail {
 

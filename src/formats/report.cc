@@ -1,4 +1,4 @@
-#include "passtiming/report.h"
+#include "passtiming/formats/report.h"
 
 #include <fmt/format.h>
 

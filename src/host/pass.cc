@@ -1,4 +1,4 @@
-#include "passtiming/pass.h"
+#include "passtiming/host/pass.h"
 
 namespace passtiming {
 namespace {

@@ -1,11 +1,11 @@
-#include "passtiming/pass_context.h"
+#include "passtiming/host/pass_context.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <exception>
 
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 
 namespace passtiming {
 namespace {

@@ -1,8 +1,8 @@
-#include "passtiming/pass_timing.h"
+#include "passtiming/host/pass_timing.h"
 
 #include <string>
 
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 
 namespace passtiming {
 namespace {

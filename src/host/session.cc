@@ -1,9 +1,9 @@
-#include "passtiming/session.h"
+#include "passtiming/host/session.h"
 
-#include "passtiming/logging.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
 
 namespace passtiming {
 namespace {

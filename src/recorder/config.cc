@@ -1,4 +1,4 @@
-#include "passtiming/config.h"
+#include "passtiming/recorder/config.h"
 
 #include <fmt/format.h>
 

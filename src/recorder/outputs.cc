@@ -1,4 +1,4 @@
-#include "passtiming/outputs.h"
+#include "passtiming/recorder/outputs.h"
 
 #include <unistd.h>
 

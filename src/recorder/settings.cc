@@ -1,4 +1,4 @@
-#include "passtiming/settings.h"
+#include "passtiming/recorder/settings.h"
 
 #include <fmt/format.h>
 
@@ -51,25 +51,6 @@ std::string_view source_text(std::string_view text) {
 }
 
 }  // namespace
-
-const Environment& Environment::process() {
-  class ProcessEnvironment final : public Environment {
-   public:
-    std::optional<std::string> get(std::string_view name) const override {
-      const char* value = std::getenv(std::string(name).c_str());
-      if (value == nullptr) return std::nullopt;
-      return std::string(value);
-    }
-  };
-  static const ProcessEnvironment env;
-  return env;
-}
-
-std::optional<std::string> MapEnvironment::get(std::string_view name) const {
-  auto it = vars_.find(name);
-  if (it == vars_.end()) return std::nullopt;
-  return it->second;
-}
 
 bool is_truthy(std::string_view text) noexcept {
   text = trim(text);

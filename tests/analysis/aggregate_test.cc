@@ -1,8 +1,8 @@
-#include "passtiming/aggregate.h"
+#include "passtiming/analysis/aggregate.h"
 
 #include <gtest/gtest.h>
 
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
 
 namespace passtiming {
 namespace {

@@ -2,14 +2,14 @@
 // values worked out by hand, Holm's adjustment, and the gate's verdict on
 // per-run values built here.
 
-#include "passtiming/regression_gate.h"
+#include "passtiming/analysis/regression_gate.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "passtiming/rank_test.h"
+#include "passtiming/analysis/rank_test.h"
 
 namespace passtiming {
 namespace {

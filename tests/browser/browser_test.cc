@@ -15,8 +15,8 @@
 #include <string>
 
 #include "browser/sample_profiles.h"
-#include "passtiming/html_report.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/formats/html_report.h"
 
 namespace passtiming {
 namespace {

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/profile.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/pass_timing.h"
 
 namespace passtiming::testing {
 

@@ -8,10 +8,10 @@
 
 #include "browser/sample_profiles.h"
 #include "cli_test_support.h"
-#include "passtiming/chrome_trace.h"
-#include "passtiming/html_report.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/chrome_trace.h"
+#include "passtiming/formats/html_report.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "test_support.h"
 
 namespace passtiming {

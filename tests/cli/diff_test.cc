@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_test_support.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

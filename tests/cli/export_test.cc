@@ -15,9 +15,9 @@
 
 #include "browser/sample_profiles.h"
 #include "cli_test_support.h"
-#include "passtiming/errors.h"
-#include "passtiming/fleet.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/fleet.h"
+#include "passtiming/formats/profile_json.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "cli_test_support.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "passtiming/chrome_trace.h"
-#include "passtiming/metric_sampler.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/formats/chrome_trace.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

@@ -16,8 +16,8 @@
 
 #include "browser/sample_profiles.h"
 #include "cli_test_support.h"
-#include "passtiming/fleet.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/fleet.h"
+#include "passtiming/formats/profile_json.h"
 
 namespace passtiming {
 namespace {

@@ -5,9 +5,9 @@
 #include <csignal>
 
 #include "cli_test_support.h"
-#include "passtiming/event_log_writer.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

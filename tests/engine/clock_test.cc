@@ -1,4 +1,4 @@
-#include "passtiming/clock.h"
+#include "passtiming/engine/clock.h"
 
 #include <gtest/gtest.h>
 

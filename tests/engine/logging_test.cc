@@ -1,4 +1,4 @@
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
 
 #include <gtest/gtest.h>
 

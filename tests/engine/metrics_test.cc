@@ -2,7 +2,7 @@
 // arithmetic with exact injected readings, the profile and event-log members
 // that carry them, and the system sampler on this machine.
 
-#include "passtiming/metrics.h"
+#include "passtiming/engine/metrics.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/errors.h"
-#include "passtiming/event_log.h"
-#include "passtiming/event_log_writer.h"
-#include "passtiming/metric_sampler.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/formats/event_log.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/host/pass_timing.h"
+#include "passtiming/recorder/outputs.h"
 #include "test_support.h"
 
 namespace passtiming {

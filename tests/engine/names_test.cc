@@ -1,4 +1,4 @@
-#include "passtiming/names.h"
+#include "passtiming/engine/names.h"
 
 #include <gtest/gtest.h>
 

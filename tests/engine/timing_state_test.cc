@@ -4,7 +4,7 @@
 // shaped by their event (a label from the first child, a failure that ends
 // the frame below).
 
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
 
 #include <gtest/gtest.h>
 

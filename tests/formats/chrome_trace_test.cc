@@ -1,4 +1,4 @@
-#include "passtiming/chrome_trace.h"
+#include "passtiming/formats/chrome_trace.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "browser/sample_profiles.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -1,11 +1,11 @@
-#include "passtiming/event_log.h"
+#include "passtiming/formats/event_log.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "passtiming/errors.h"
-#include "passtiming/report.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/report.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -1,4 +1,4 @@
-#include "passtiming/event_log_writer.h"
+#include "passtiming/formats/event_log_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -7,8 +7,8 @@
 #include <csignal>
 #include <filesystem>
 
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

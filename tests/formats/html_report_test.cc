@@ -1,4 +1,4 @@
-#include "passtiming/html_report.h"
+#include "passtiming/formats/html_report.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "browser/sample_profiles.h"
 #include "formats/html/assets.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -1,4 +1,4 @@
-#include "passtiming/profile_io.h"
+#include "passtiming/formats/profile_io.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <regex>
 #include <stdexcept>
 
-#include "passtiming/errors.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

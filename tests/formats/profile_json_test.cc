@@ -1,6 +1,6 @@
 /// The JSON profile: its writer against the golden files, and its one
 /// reader in each of its modes (fast, located, streamed), which must agree.
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_json.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,9 +13,9 @@
 #include <string>
 
 #include "formats/profile_json_reader.h"
-#include "passtiming/errors.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/formats/profile_io.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

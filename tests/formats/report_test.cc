@@ -1,9 +1,9 @@
-#include "passtiming/report.h"
+#include "passtiming/formats/report.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/timing_state.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -1,4 +1,4 @@
-#include "passtiming/ir_module.h"
+#include "passtiming/host/ir_module.h"
 
 #include <gtest/gtest.h>
 

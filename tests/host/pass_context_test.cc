@@ -1,11 +1,11 @@
-#include "passtiming/pass_context.h"
+#include "passtiming/host/pass_context.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <thread>
 
-#include "passtiming/pass.h"
+#include "passtiming/host/pass.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -1,4 +1,4 @@
-#include "passtiming/pass_timing.h"
+#include "passtiming/host/pass_timing.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
 #include "test_support.h"
 
 namespace passtiming {

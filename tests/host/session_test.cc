@@ -1,10 +1,10 @@
-#include "passtiming/session.h"
+#include "passtiming/host/session.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "passtiming/pass.h"
+#include "passtiming/host/pass.h"
 #include "test_support.h"
 
 namespace passtiming {

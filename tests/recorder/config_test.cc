@@ -1,8 +1,8 @@
-#include "passtiming/config.h"
+#include "passtiming/recorder/config.h"
 
 #include <gtest/gtest.h>
 
-#include "passtiming/pass_context.h"
+#include "passtiming/host/pass_context.h"
 
 namespace passtiming {
 namespace {

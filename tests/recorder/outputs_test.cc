@@ -1,12 +1,12 @@
-#include "passtiming/outputs.h"
+#include "passtiming/recorder/outputs.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <stdexcept>
 
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
 namespace passtiming {

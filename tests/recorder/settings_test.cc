@@ -1,4 +1,4 @@
-#include "passtiming/settings.h"
+#include "passtiming/recorder/settings.h"
 
 #include <gtest/gtest.h>
 

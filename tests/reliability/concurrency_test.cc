@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/session.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/pass_timing.h"
+#include "passtiming/host/session.h"
 #include "test_support.h"
 
 namespace passtiming {

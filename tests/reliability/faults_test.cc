@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "passtiming/clock.h"
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/session.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/pass_timing.h"
+#include "passtiming/host/session.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/chrome_trace.h"
-#include "passtiming/clock.h"
-#include "passtiming/errors.h"
-#include "passtiming/html_report.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
-#include "passtiming/session.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/chrome_trace.h"
+#include "passtiming/formats/html_report.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/session.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 #include "test_support.h"
 
 namespace passtiming {

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "passtiming/pass.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/session.h"
+#include "passtiming/host/pass.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/session.h"
 
 int main(int argc, char** argv) {
   using namespace passtiming;

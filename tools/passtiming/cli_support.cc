@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "passtiming/errors.h"
-#include "passtiming/version.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/version.h"
 
 namespace passtiming::cli {
 

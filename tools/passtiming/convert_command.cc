@@ -3,10 +3,10 @@
 #include <string>
 
 #include "commands.h"
-#include "passtiming/chrome_trace.h"
-#include "passtiming/html_report.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/chrome_trace.h"
+#include "passtiming/formats/html_report.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {

@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "gate_report.h"
-#include "passtiming/gate_measure.h"
-#include "passtiming/regression_gate.h"
+#include "passtiming/analysis/gate_measure.h"
+#include "passtiming/analysis/regression_gate.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {

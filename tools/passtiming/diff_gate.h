@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// `passtiming diff --gate`: the statistical regression gate over several
-/// runs per side (include/passtiming/regression_gate.h). Exit status 0 when
+/// runs per side (include/passtiming/analysis/regression_gate.h). Exit status 0 when
 /// no group regressed, 1 when one did, 2 for bad input or settings.
 
 #include <optional>

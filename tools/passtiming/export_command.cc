@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "commands.h"
-#include "passtiming/errors.h"
-#include "passtiming/fleet.h"
-#include "passtiming/output_file.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/fleet.h"
+#include "passtiming/formats/output_file.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {

@@ -7,8 +7,8 @@
 #include <iterator>
 #include <vector>
 
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
 
 namespace passtiming::cli {
 namespace {

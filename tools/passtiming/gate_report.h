@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "passtiming/aggregate.h"
-#include "passtiming/gate_measure.h"
-#include "passtiming/regression_gate.h"
+#include "passtiming/analysis/aggregate.h"
+#include "passtiming/analysis/gate_measure.h"
+#include "passtiming/analysis/regression_gate.h"
 
 namespace passtiming::cli {
 

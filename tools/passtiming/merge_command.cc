@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {

@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "passtiming/errors.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming::cli {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming::cli {
 

@@ -34,9 +34,9 @@
 
 #include "clickhouse_client.h"
 #include "commands.h"
-#include "passtiming/errors.h"
-#include "passtiming/fleet.h"
-#include "passtiming/profile_io.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/fleet.h"
+#include "passtiming/formats/profile_io.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "commands.h"
-#include "passtiming/errors.h"
-#include "passtiming/event_log.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/formats/event_log.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming::cli {
 

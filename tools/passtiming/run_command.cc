@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "commands.h"
-#include "passtiming/errors.h"
-#include "passtiming/metrics.h"
-#include "passtiming/outputs.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 
 extern char** environ;
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "commands.h"
-#include "passtiming/aggregate.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/report.h"
+#include "passtiming/analysis/aggregate.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {

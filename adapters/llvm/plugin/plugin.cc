@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "passtiming/version.h"
+#include "passtiming/engine/version.h"
 #include "plugin_session.h"
 #include "plugin_settings.h"
 

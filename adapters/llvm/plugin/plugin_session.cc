@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/event_log_writer.h"
-#include "passtiming/logging.h"
-#include "passtiming/metric_sampler.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 
 namespace passtiming::llvm_plugin {
 namespace {

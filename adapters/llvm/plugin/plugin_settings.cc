@@ -4,8 +4,8 @@
 
 #include <cctype>
 
-#include "passtiming/errors.h"
-#include "passtiming/outputs.h"
+#include "passtiming/engine/errors.h"
+#include "passtiming/recorder/outputs.h"
 
 namespace passtiming::llvm_plugin {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/metrics.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming::llvm_plugin {
 

@@ -11,8 +11,8 @@
 #include <exception>
 #include <new>
 
+#include "passtiming/engine/logging.h"
 #include "passtiming/llvm.h"
-#include "passtiming/logging.h"
 
 // Placement: the callbacks every pass runs are [[gnu::hot]] (llvm.h), so
 // they sit in .text.hot on one or two pages rather than wherever the linker

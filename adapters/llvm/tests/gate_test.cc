@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "passtiming/profile.h"
-#include "passtiming/profile_io.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/profile_io.h"
 #include "shell_test.h"
 
 namespace passtiming {

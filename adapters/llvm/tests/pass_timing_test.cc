@@ -18,8 +18,8 @@
 #include <memory>
 #include <string>
 
+#include "passtiming/engine/metric_sampler.h"
 #include "passtiming/llvm.h"
-#include "passtiming/metric_sampler.h"
 
 namespace passtiming::llvm {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "passtiming/errors.h"
+#include "passtiming/engine/errors.h"
 
 namespace passtiming::llvm_plugin {
 namespace {

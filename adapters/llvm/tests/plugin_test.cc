@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/metric_sampler.h"
-#include "passtiming/profile.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/profile_json.h"
 #include "shell_test.h"
 
 namespace passtiming {

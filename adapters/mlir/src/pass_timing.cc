@@ -17,11 +17,11 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "passtiming/logging.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/report.h"
 #include "passtiming/mlir.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/report.h"
-#include "passtiming/settings.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming::mlir {
 namespace {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/event_log.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/event_log.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 
 namespace {
 

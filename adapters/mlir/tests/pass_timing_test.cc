@@ -15,8 +15,8 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "passtiming/formats/report.h"
 #include "passtiming/mlir.h"
-#include "passtiming/report.h"
 
 namespace passtiming::mlir {
 namespace {

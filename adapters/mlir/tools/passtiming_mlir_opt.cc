@@ -32,13 +32,13 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "passtiming/event_log_writer.h"
-#include "passtiming/metric_sampler.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
 #include "passtiming/mlir.h"
-#include "passtiming/outputs.h"
-#include "passtiming/profile_io.h"
-#include "passtiming/profile_json.h"
-#include "passtiming/settings.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 
 namespace {
 

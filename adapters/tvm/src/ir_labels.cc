@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "object_fields.h"
-#include "passtiming/ir_module.h"
+#include "passtiming/host/ir_module.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {

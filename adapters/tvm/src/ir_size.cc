@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "passtiming/metrics.h"
+#include "passtiming/engine/metrics.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {

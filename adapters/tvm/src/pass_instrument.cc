@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "passtiming/metrics.h"
+#include "passtiming/engine/metrics.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {

@@ -1,6 +1,6 @@
 #include "formats/html/html_json.h"
 
-#include "passtiming/profile_json.h"
+#include "passtiming/formats/profile_json.h"
 
 namespace passtiming::detail {
 

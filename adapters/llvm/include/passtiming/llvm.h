@@ -22,12 +22,12 @@
 #include <string_view>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/metric_sampler.h"
-#include "passtiming/metrics.h"
-#include "passtiming/profile.h"
-#include "passtiming/recorder.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/recorder/recorder.h"
 
 namespace llvm {
 class Any;

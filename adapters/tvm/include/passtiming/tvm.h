@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/pass_event_sink.h"
+#include "passtiming/recorder/pass_event_sink.h"
 
 namespace passtiming::tvm {
 

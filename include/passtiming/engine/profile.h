@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/metrics.h"
-#include "passtiming/names.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/names.h"
 
 namespace passtiming {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <thread>
 
-#include "passtiming/profile.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/engine/timing_state.h"
 
 namespace passtiming {
 

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/measure.h"
-#include "passtiming/profile.h"
+#include "passtiming/analysis/measure.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/event_log_writer.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass_timing.h"
-#include "passtiming/profile.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/host/pass_timing.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming {
 

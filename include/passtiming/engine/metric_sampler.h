@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "passtiming/metrics.h"
+#include "passtiming/engine/metrics.h"
 
 namespace passtiming {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 

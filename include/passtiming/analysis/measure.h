@@ -7,8 +7,8 @@
 #include <optional>
 #include <string_view>
 
-#include "passtiming/metrics.h"
-#include "passtiming/profile.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 

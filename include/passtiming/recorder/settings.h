@@ -11,7 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/config.h"
+#include "passtiming/engine/environment.h"
+#include "passtiming/recorder/config.h"
 
 namespace passtiming {
 
@@ -39,31 +40,6 @@ inline constexpr SettingName kMetricsSetting{"passtiming-metrics", "PASSTIMING_M
 
 /// `NAME=value` for the environment of a child process.
 std::string environment_assignment(SettingName setting, std::string_view value);
-
-/// Where settings come from. A parameter, so tests never touch the real
-/// environment.
-class Environment {
- public:
-  virtual ~Environment() = default;
-  /// The variable's value, or nullopt when unset.
-  virtual std::optional<std::string> get(std::string_view name) const = 0;
-  /// The process environment (getenv).
-  static const Environment& process();
-};
-
-/// An environment made of a map, for tests and embedders.
-class MapEnvironment final : public Environment {
- public:
-  MapEnvironment() = default;
-  explicit MapEnvironment(std::map<std::string, std::string, std::less<>> vars)
-      : vars_(std::move(vars)) {}
-  MapEnvironment(std::initializer_list<std::pair<const std::string, std::string>> vars)
-      : vars_(vars) {}
-  std::optional<std::string> get(std::string_view name) const override;
-
- private:
-  std::map<std::string, std::string, std::less<>> vars_;
-};
 
 /// True for 1/true/yes/on in any case, surrounding white space ignored.
 bool is_truthy(std::string_view text) noexcept;

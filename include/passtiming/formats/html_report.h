@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <string>
 
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 

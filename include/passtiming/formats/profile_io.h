@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "passtiming/output_file.h"
-#include "passtiming/profile.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/output_file.h"
 
 namespace passtiming {
 

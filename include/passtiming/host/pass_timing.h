@@ -10,13 +10,13 @@
 #include <string_view>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass_event_sink.h"
-#include "passtiming/pass_instrument.h"
-#include "passtiming/profile.h"
-#include "passtiming/recorder.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/host/pass_instrument.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/pass_event_sink.h"
+#include "passtiming/recorder/recorder.h"
 
 namespace passtiming {
 

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "passtiming/output_file.h"
-#include "passtiming/profile.h"
-#include "passtiming/settings.h"
+#include "passtiming/engine/environment.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/output_file.h"
 
 namespace passtiming {
 

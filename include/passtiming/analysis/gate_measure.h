@@ -10,10 +10,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "passtiming/aggregate.h"
-#include "passtiming/measure.h"
-#include "passtiming/metrics.h"
-#include "passtiming/profile.h"
+#include "passtiming/analysis/aggregate.h"
+#include "passtiming/analysis/measure.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 

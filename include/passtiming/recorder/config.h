@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "passtiming/errors.h"
+#include "passtiming/engine/errors.h"
 
 namespace passtiming {
 

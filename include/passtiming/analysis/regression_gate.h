@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "passtiming/rank_test.h"
+#include "passtiming/analysis/rank_test.h"
 
 namespace passtiming {
 

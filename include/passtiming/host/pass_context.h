@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "passtiming/config.h"
-#include "passtiming/pass_instrument.h"
+#include "passtiming/host/pass_instrument.h"
+#include "passtiming/recorder/config.h"
 
 namespace passtiming {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "passtiming/ir_module.h"
+#include "passtiming/host/ir_module.h"
 
 namespace passtiming {
 

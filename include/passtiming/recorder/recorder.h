@@ -16,14 +16,14 @@
 #include <thread>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/event_log_writer.h"
-#include "passtiming/metric_sampler.h"
-#include "passtiming/metrics.h"
-#include "passtiming/outputs.h"
-#include "passtiming/pass_event_sink.h"
-#include "passtiming/profile.h"
-#include "passtiming/timing_state.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/engine/timing_state.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/pass_event_sink.h"
 
 namespace passtiming {
 

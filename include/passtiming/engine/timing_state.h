@@ -14,9 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "passtiming/clock.h"
-#include "passtiming/metric_sampler.h"
-#include "passtiming/profile.h"
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 

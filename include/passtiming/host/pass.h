@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
-#include "passtiming/ir_module.h"
-#include "passtiming/pass_context.h"
-#include "passtiming/pass_instrument.h"
+#include "passtiming/host/ir_module.h"
+#include "passtiming/host/pass_context.h"
+#include "passtiming/host/pass_instrument.h"
 
 namespace passtiming {
 
