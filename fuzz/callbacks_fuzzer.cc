@@ -70,21 +70,15 @@ class HostileInstrument final : public PassInstrument {
 class ShadowObserver final : public EventObserver {
  public:
   TimingStateMachine machine;
-  void on_enter(Nanoseconds t, std::string_view context) noexcept override {
-    machine.enter(t, context);
+  void on_event(const ObservedEvent& e) noexcept override {
+    switch (e.kind) {
+      case ObservedEvent::Kind::enter: machine.enter(e.t, e.context); break;
+      case ObservedEvent::Kind::before: machine.begin(e.t, {e.pass, e.kernel, e.thread}); break;
+      case ObservedEvent::Kind::after: machine.end(e.t, {e.pass, e.thread}); break;
+      case ObservedEvent::Kind::skip: machine.skip(e.t, e.pass, e.kernel, e.thread); break;
+      case ObservedEvent::Kind::exit: machine.exit(e.t); break;
+    }
   }
-  void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                 ThreadKey tid) noexcept override {
-    machine.begin(t, {pass, kernel, tid});
-  }
-  void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override {
-    machine.end(t, {pass, tid});
-  }
-  void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
-               ThreadKey tid) noexcept override {
-    machine.skip(t, pass, kernel, tid);
-  }
-  void on_exit(Nanoseconds t) noexcept override { machine.exit(t); }
 };
 
 void check_same(const Section& live, const Section& shadow) {

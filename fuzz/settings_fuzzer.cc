@@ -1,7 +1,7 @@
 /// The parsers of environment and config values: the threshold, the
 /// truthiness of switches, the path patterns of the output files and the
-/// LLVM plugin's settings. Each value either parses to something in range or
-/// is refused with a ConfigError naming the setting.
+/// one settings reader (read_settings), as the LLVM plugin calls it. Each value either parses to
+/// something in range or is refused with a ConfigError naming the setting.
 
 #include <cmath>
 #include <cstddef>
@@ -12,9 +12,8 @@
 #include "fuzz_check.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/recorder/config.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
-#include "plugin_settings.h"
 
 namespace {
 
@@ -43,14 +42,19 @@ void check_environment(const std::string& value) {
     fuzz::check(std::string_view(e.what()).find(kPassProfileThresholdEnv) != std::string::npos,
                 "threshold error does not name the variable");
   }
-  const OutputSettings outputs = OutputSettings::from_environment(env);
-  if (outputs.profile_path) fuzz::check(!outputs.profile_path->empty(), "empty profile path");
+  try {
+    const Settings files = read_file_settings({.environment = &env});
+    if (files.profile) fuzz::check(!files.profile->path.empty(), "empty profile path");
+  } catch (const ConfigError&) {
+    // Only the metrics can be refused, and the value is not one here.
+    fuzz::check(false, "file settings refused without a metrics setting");
+  }
   (void)expand_path_pattern(value, 12345);
 }
 
 void check_plugin(const std::string& value) {
   using namespace passtiming;
-  llvm_plugin::OptionValues options;
+  GivenOptions options;
   options.threshold_ms = value;
   options.report = value;
   options.analyses = value;
@@ -58,7 +62,8 @@ void check_plugin(const std::string& value) {
   options.events = value;
   options.context = value;
   try {
-    const auto s = llvm_plugin::read_plugin_settings(options, MapEnvironment{}, 7);
+    const MapEnvironment none;
+    const Settings s = read_settings({.options = options, .environment = &none, .pid = 7});
     fuzz::check(std::isfinite(s.threshold_ms) && s.threshold_ms >= 0, "plugin threshold");
   } catch (const ConfigError& e) {
     fuzz::check(std::string_view(e.what()).find("-passtiming-") != std::string_view::npos,
@@ -68,7 +73,7 @@ void check_plugin(const std::string& value) {
                      {std::string(kReportSetting.environment), value},
                      {std::string(kAnalysesSetting.environment), value}};
   try {
-    (void)llvm_plugin::read_plugin_settings({}, env, 7);
+    (void)read_settings({.environment = &env, .pid = 7});
   } catch (const ConfigError& e) {
     fuzz::check(std::string_view(e.what()).find("PASSTIMING_") != std::string_view::npos,
                 "plugin error does not name the variable");

@@ -10,7 +10,7 @@
 #include "passtiming/engine/logging.h"
 #include "passtiming/engine/timing_state.h"
 #include "passtiming/host/pass_timing.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
 #include "timing_callbacks.h"
 
@@ -76,14 +76,14 @@ void bind_timing_instrument(py::module_& m) {
       .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock, py::object metrics) {
              const std::optional<MetricSet> asked =
                  metrics_option(metrics, "TileLangPassTimingInstrument: metrics");
-             auto callbacks = std::make_shared<TimingCallbacks>(threshold_ms,
-                                                                clock_or_default(std::move(clock)));
              // PASSTIMING_PROFILE, PASSTIMING_EVENTS and PASSTIMING_METRICS, as every
              // source honours them; the metrics option replaces the last.
-             OutputSettings outputs =
-                 OutputSettings::from_environment(Environment::process(), next_compile_number());
-             if (asked) outputs.metrics = *asked;
-             callbacks->timing->recorder().write_files(outputs);
+             Settings settings = read_file_settings({.compile = next_compile_number()},
+                                                    {.threshold_ms = threshold_ms});
+             if (asked) settings.metrics = *asked;
+             auto callbacks =
+                 std::make_shared<TimingCallbacks>(TileLangPassTimingInstrument::with_files(
+                     std::move(settings), clock_or_default(std::move(clock))));
              py::object instrument = make_timing_pass_instrument(callbacks);
              return InstrumentWrapper{std::move(callbacks), std::move(instrument)};
            }),

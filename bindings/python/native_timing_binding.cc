@@ -14,7 +14,7 @@
 #include "passtiming/engine/clock.h"
 #include "passtiming/host/pass_timing.h"
 #include "passtiming/host/session.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
 #include "timing_callbacks.h"
 
@@ -39,9 +39,16 @@ struct Session {
   }
 };
 
-std::optional<std::string> non_empty(std::optional<std::string> path) {
-  if (path && path->empty()) return std::nullopt;
-  return path;
+/// A file named by a Python argument: none when unset or empty; messages
+/// about it name the argument.
+std::optional<OutputPath> file_argument(std::optional<std::string> path, std::string argument) {
+  if (!path || path->empty()) return std::nullopt;
+  return OutputPath{std::move(*path), std::move(argument)};
+}
+
+std::optional<std::string> path_of(const std::optional<OutputPath>& file) {
+  if (!file) return std::nullopt;
+  return file->path;
 }
 
 }  // namespace
@@ -54,14 +61,16 @@ void bind_native_timing(py::module_& m) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
              const std::optional<MetricSet> asked = metrics_option(metrics, "metrics");
-             auto timing = std::make_shared<TileLangPassTimingInstrument>(threshold_ms, source);
+             std::shared_ptr<TileLangPassTimingInstrument> timing;
              if (files_from_environment) {
-               OutputSettings outputs =
-                   OutputSettings::from_environment(Environment::process(), next_compile_number());
-               if (asked) outputs.metrics = *asked;
-               timing->recorder().write_files(outputs);
-             } else if (asked && !asked->empty()) {
-               timing->recorder().record_metrics(*asked);
+               Settings settings = read_file_settings({.compile = next_compile_number()},
+                                                      {.threshold_ms = threshold_ms});
+               if (asked) settings.metrics = *asked;
+               timing = TileLangPassTimingInstrument::with_files(std::move(settings), source);
+             } else {
+               timing = std::make_shared<TileLangPassTimingInstrument>(std::make_shared<Recorder>(
+                   Settings{.threshold_ms = threshold_ms, .metrics = asked.value_or(MetricSet{})},
+                   source));
              }
              return EventTiming(std::move(timing));
            }),
@@ -108,10 +117,11 @@ void bind_native_timing(py::module_& m) {
                        std::shared_ptr<Clock> clock, py::object metrics, double threshold_ms) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
-             OutputSettings outputs{non_empty(std::move(profile)), non_empty(std::move(events))};
-             outputs.metrics = metrics_option(metrics, "metrics").value_or(MetricSet{});
+             Settings settings{.metrics = metrics_option(metrics, "metrics").value_or(MetricSet{}),
+                               .profile = file_argument(std::move(profile), "profile"),
+                               .events = file_argument(std::move(events), "events")};
              return Session{
-                 std::make_unique<PassTimingTool>(threshold_ms, source, std::move(outputs))};
+                 std::make_unique<PassTimingTool>(threshold_ms, source, std::move(settings))};
            }),
            py::arg("profile") = py::none(), py::arg("events") = py::none(), py::kw_only(),
            py::arg("clock") = nullptr, py::arg("metrics") = py::none(),
@@ -128,14 +138,18 @@ void bind_native_timing(py::module_& m) {
           "close_outputs", [](Session& self) { self.tool->close_outputs(); },
           "Writes the profile and closes the event log, once. Never raises: a file that "
           "cannot be written is logged, naming it.")
-      .def_property_readonly("profile_path",
-                             [](const Session& self) { return self.tool->outputs().profile_path; })
-      .def_property_readonly("events_path",
-                             [](const Session& self) { return self.tool->outputs().events_path; })
+      .def_property_readonly(
+          "profile_path",
+          [](const Session& self) { return path_of(self.tool->settings().profile); })
+      .def_property_readonly(
+          "events_path", [](const Session& self) { return path_of(self.tool->settings().events); })
       .def_property_readonly(
           "metrics", [](const Session& self) { return metrics_info_of(self.tool->metrics()); },
           "{'recorded': (names...), 'unavailable': {name: reason}} of the session's profile.");
 
+  m.def("check_threshold_ms", &check_threshold_ms, py::arg("value"), py::arg("setting"),
+        "`value` when it is a finite non-negative threshold in milliseconds, else a "
+        "ValueError naming `setting`: the one check every source makes.");
   m.def("next_compile_number", &next_compile_number,
         "The number of the next compile session of this process (%n), from 0.");
   m.def(

@@ -61,7 +61,9 @@ void TimingStateMachine::reserve(std::size_t records) {
 }
 
 void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
-  if (observer_) observer_->on_enter(t, context);
+  if (observer_) {
+    observer_->on_event({.kind = ObservedEvent::Kind::enter, .t = t, .context = context});
+  }
   // Keep the previous context's storage (records, names, index): a process
   // that compiles many kernels then pays for growth and first-touch page
   // faults only once.
@@ -201,8 +203,11 @@ void TimingStateMachine::announce(ThreadStack& stack, std::size_t index, bool ta
   const Frame& frame = stack.frames[index];
   if (sampler_ == nullptr) {
     if (observer_ != nullptr) {
-      observer_->on_before(frame.start_ns, section_.names[frame.name], section_.names[frame.kernel],
-                           stack.key);
+      observer_->on_event({.kind = ObservedEvent::Kind::before,
+                           .t = frame.start_ns,
+                           .pass = section_.names[frame.name],
+                           .kernel = section_.names[frame.kernel],
+                           .thread = stack.key});
     }
     return;
   }
@@ -224,8 +229,12 @@ void TimingStateMachine::announce(ThreadStack& stack, std::size_t index, bool ta
   stack.metric_frames.resize(index);
   stack.metric_frames.push_back(MetricFrame{sample, 0, 0, digest});
   if (observer_ != nullptr) {
-    observer_->on_before_sampled(frame.start_ns, section_.names[frame.name],
-                                 section_.names[frame.kernel], stack.key, sample);
+    observer_->on_event({.kind = ObservedEvent::Kind::before,
+                         .t = frame.start_ns,
+                         .pass = section_.names[frame.name],
+                         .kernel = section_.names[frame.kernel],
+                         .thread = stack.key,
+                         .sample = &sample});
   }
 }
 
@@ -273,11 +282,11 @@ void TimingStateMachine::end_with_extras(Nanoseconds t, const EndEvent& event) {
     pending_ir_digest_.reset();
   }
   if (observer_ != nullptr) {
-    if (sampler_ != nullptr) {
-      observer_->on_after_sampled(t, event.pass, event.thread, end);
-    } else {
-      observer_->on_after(t, event.pass, event.thread);
-    }
+    observer_->on_event({.kind = ObservedEvent::Kind::after,
+                         .t = t,
+                         .pass = event.pass,
+                         .thread = event.thread,
+                         .sample = sampler_ != nullptr ? &end : nullptr});
   }
   if (!matched) [[unlikely]] {
     ignore_unmatched(stack, event.pass);
@@ -393,7 +402,10 @@ void TimingStateMachine::complete_top(Nanoseconds t, ThreadStack& stack, std::ui
 
 void TimingStateMachine::skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
                               ThreadKey tid) {
-  if (observer_) observer_->on_skip(t, pass, kernel, tid);
+  if (observer_) {
+    observer_->on_event(
+        {.kind = ObservedEvent::Kind::skip, .t = t, .pass = pass, .kernel = kernel, .thread = tid});
+  }
   ++section_.skipped;
 }
 
@@ -417,7 +429,7 @@ void TimingStateMachine::discard_incomplete(ThreadStack& stack) {
 }
 
 void TimingStateMachine::exit(Nanoseconds t) {
-  if (observer_) observer_->on_exit(t);
+  if (observer_) observer_->on_event({.kind = ObservedEvent::Kind::exit, .t = t});
   for (ThreadStack& stack : stacks_) discard_incomplete(stack);
   // Nothing runs now that could name a record by its old sequence.
   if (tree_order_) {

@@ -202,7 +202,7 @@ void EventLogWriter::write_line(std::string_view line) noexcept {
   used_ += line.size();
 }
 
-void EventLogWriter::on_enter(Nanoseconds t, std::string_view context) noexcept {
+void EventLogWriter::write_enter(Nanoseconds t, std::string_view context) noexcept {
   if (!reserve(kEventOverhead + detail::json_string_max_size(context))) return;
   char* p = put(cursor(), "{\"ev\":\"enter_ctx\",\"t_ns\":");
   p = put_int(p, t);
@@ -240,32 +240,23 @@ void EventLogWriter::write_pass_event(std::string_view head, Nanoseconds t, std:
   used_ = static_cast<std::size_t>(p - base_);
 }
 
-void EventLogWriter::on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                               ThreadKey tid) noexcept {
-  write_pass_event("{\"ev\":\"before\",\"t_ns\":", t, pass, kernel, tid);
+void EventLogWriter::on_event(const ObservedEvent& e) noexcept {
+  switch (e.kind) {
+    case ObservedEvent::Kind::enter: write_enter(e.t, e.context); break;
+    case ObservedEvent::Kind::before:
+      write_pass_event("{\"ev\":\"before\",\"t_ns\":", e.t, e.pass, e.kernel, e.thread, e.sample);
+      break;
+    case ObservedEvent::Kind::after:
+      write_pass_event("{\"ev\":\"after\",\"t_ns\":", e.t, e.pass, {}, e.thread, e.sample);
+      break;
+    case ObservedEvent::Kind::skip:
+      write_pass_event("{\"ev\":\"skip\",\"t_ns\":", e.t, e.pass, e.kernel, e.thread);
+      break;
+    case ObservedEvent::Kind::exit: write_exit(e.t); break;
+  }
 }
 
-void EventLogWriter::on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept {
-  write_pass_event("{\"ev\":\"after\",\"t_ns\":", t, pass, {}, tid);
-}
-
-void EventLogWriter::on_before_sampled(Nanoseconds t, std::string_view pass,
-                                       std::string_view kernel, ThreadKey tid,
-                                       const MetricSample& sample) noexcept {
-  write_pass_event("{\"ev\":\"before\",\"t_ns\":", t, pass, kernel, tid, &sample);
-}
-
-void EventLogWriter::on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                                      const MetricSample& sample) noexcept {
-  write_pass_event("{\"ev\":\"after\",\"t_ns\":", t, pass, {}, tid, &sample);
-}
-
-void EventLogWriter::on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                             ThreadKey tid) noexcept {
-  write_pass_event("{\"ev\":\"skip\",\"t_ns\":", t, pass, kernel, tid);
-}
-
-void EventLogWriter::on_exit(Nanoseconds t) noexcept {
+void EventLogWriter::write_exit(Nanoseconds t) noexcept {
   if (!reserve(kEventOverhead)) return;
   char* p = put(cursor(), "{\"ev\":\"exit_ctx\",\"t_ns\":");
   p = put_int(p, t);

@@ -1,5 +1,6 @@
 #include "passtiming/host/pass_timing.h"
 
+#include <exception>
 #include <string>
 
 #include "passtiming/engine/logging.h"
@@ -37,6 +38,27 @@ class RecorderInstrument final : public PassInstrument {
 TileLangPassTimingInstrument::TileLangPassTimingInstrument(double threshold_ms,
                                                            std::shared_ptr<const Clock> clock)
     : recorder_(std::make_shared<Recorder>(threshold_ms, std::move(clock))) {}
+
+TileLangPassTimingInstrument::TileLangPassTimingInstrument(std::shared_ptr<Recorder> recorder)
+    : recorder_(recorder ? std::move(recorder) : std::make_shared<Recorder>()) {}
+
+std::shared_ptr<TileLangPassTimingInstrument> TileLangPassTimingInstrument::with_files(
+    Settings settings, std::shared_ptr<const Clock> clock) {
+  settings.report = ReportTarget::off;
+  settings.write_each_section = true;
+  std::shared_ptr<CompileSession> session;
+  try {
+    session = std::make_shared<CompileSession>(settings, clock);
+  } catch (const std::exception& e) {
+    // The compile goes on without the event log; the user learns why.
+    get_logger(kTimingLoggerName).error(e.what());
+    settings.events.reset();
+    session = std::make_shared<CompileSession>(std::move(settings), std::move(clock));
+  }
+  auto timing = std::make_shared<TileLangPassTimingInstrument>(session->new_section(""));
+  timing->session_ = std::move(session);
+  return timing;
+}
 
 PassInstrumentPtr TileLangPassTimingInstrument::instrument() const {
   return std::make_shared<RecorderInstrument>(recorder_);

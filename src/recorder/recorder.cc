@@ -42,19 +42,38 @@ std::vector<PassTimingRecord> pass_timing_records(const Section& s) {
 }
 
 Recorder::Recorder(double threshold_ms, std::shared_ptr<const Clock> clock)
-    : threshold_ms_(threshold_ms), clock_(clock ? std::move(clock) : steady_clock()) {}
-
-Recorder::~Recorder() {
-  if (events_) events_->close();
+    : threshold_ms_(threshold_ms), clock_(clock ? std::move(clock) : steady_clock()) {
+  settings_.threshold_ms = threshold_ms;
 }
+
+Recorder::Recorder(const Settings& settings, std::shared_ptr<const Clock> clock,
+                   std::shared_ptr<MetricSampler> sampler)
+    : Recorder(settings.threshold_ms, std::move(clock)) {
+  settings_ = settings;
+  label_ = settings.context;
+  if (!settings.metrics.empty()) record_metrics(settings.metrics, std::move(sampler));
+}
+
+Recorder::~Recorder() = default;
 
 void Recorder::begin_context() {
   machine_.enter(clock_->now_ns(), label_);
+  in_context_.store(true, std::memory_order_relaxed);
 }
 
 void Recorder::finish_context() {
   machine_.exit(clock_->now_ns());
-  write_profile();
+  context_closed();
+}
+
+void Recorder::context_closed() noexcept {
+  in_context_.store(false, std::memory_order_relaxed);
+  if (!close_listener_) return;
+  try {
+    close_listener_(*this);
+  } catch (...) {
+    // The listener's own failures are its to report; the compile goes on.
+  }
 }
 
 // The PassEventSink callbacks. The owner check is a plain load per callback;
@@ -107,7 +126,7 @@ void Recorder::enter_pass_ctx() noexcept {
 void Recorder::exit_pass_ctx() noexcept {
   if (!admits_caller()) return;
   guarded([&] { machine_.exit(clock_->now_ns()); });
-  write_profile();
+  context_closed();
   release();
 }
 
@@ -156,7 +175,7 @@ void Recorder::print_report(std::optional<std::string_view> context) const {
 
 Profile Recorder::profile() const {
   Profile profile;
-  profile.metadata = metadata_.pid != 0 ? metadata_ : current_process_metadata();
+  profile.metadata = current_process_metadata();
   profile.metrics = metrics_;
   profile.sections.push_back(section());
   profile.sections.back().context = label_;
@@ -179,33 +198,6 @@ void Recorder::record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> 
   // callbacks stay on the path without metrics, which costs nothing.
   if (metrics_.recorded.empty()) sampler_ = nullptr;
   machine_.set_metrics(sampler_.get(), metrics_.recorded);
-}
-
-void Recorder::write_files(const OutputSettings& outputs) {
-  if (!outputs.metrics.empty()) record_metrics(outputs.metrics);
-  if (!outputs.profile_path && !outputs.events_path) return;
-  metadata_ = current_process_metadata();
-  profile_path_ = outputs.profile_path;
-  if (!outputs.events_path) return;
-  try {
-    events_ = EventLogWriter::open(*outputs.events_path, metadata_, metrics_);
-    machine_.set_observer(events_.get());
-  } catch (const std::exception& e) {
-    // The compile goes on without the log; the user learns why.
-    timing_logger().error(e.what());
-  }
-}
-
-void Recorder::write_profile() noexcept {
-  if (!profile_path_) return;
-  try {
-    write_profile_file(profile(), *profile_path_);
-  } catch (const std::exception& e) {
-    try {
-      timing_logger().error(std::string("could not write the pass timing profile: ") + e.what());
-    } catch (...) {
-    }
-  }
 }
 
 }  // namespace passtiming

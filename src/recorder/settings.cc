@@ -1,12 +1,15 @@
 #include "passtiming/recorder/settings.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+
+#include "passtiming/recorder/path_pattern.h"
 
 namespace passtiming {
 namespace {
@@ -50,7 +53,105 @@ std::string_view source_text(std::string_view text) {
   return text.substr(0, 64);
 }
 
+/// A setting's value and the name to quote in a message about it.
+struct Given {
+  std::optional<std::string> value;
+  std::string setting;
+};
+
+/// The option when given, else the environment variable.
+Given pick(const std::optional<std::string>& option, SettingName name,
+           const SettingSources& sources) {
+  if (option) return {option, fmt::format("{}{}", sources.option_prefix, name.option)};
+  return {sources.environment->get(name.environment), std::string(name.environment)};
+}
+
+/// A file setting: unset or empty means none.
+std::optional<OutputPath> output_path(const Given& given, const SettingSources& sources) {
+  if (!given.value || given.value->empty()) return std::nullopt;
+  const long pid = sources.pid >= 0 ? sources.pid : static_cast<long>(::getpid());
+  return OutputPath{expand_path_pattern(*given.value, pid, sources.compile), given.setting};
+}
+
+std::string lower_trimmed(std::string_view text) {
+  std::string out(trim(text));
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// The settings every source reads, TileLang's included: the two files and
+/// the metrics.
+void read_outputs(const SettingSources& sources, Settings& settings) {
+  const GivenOptions& options = sources.options;
+  const Given profile = pick(options.profile, kProfileSetting, sources);
+  if (profile.value) settings.profile = output_path(profile, sources);
+  const Given events = pick(options.events, kEventsSetting, sources);
+  if (events.value) settings.events = output_path(events, sources);
+  const Given metrics = pick(options.metrics, kMetricsSetting, sources);
+  if (metrics.value) settings.metrics = parse_metrics(*metrics.value, metrics.setting);
+}
+
 }  // namespace
+
+Settings read_settings(const SettingSources& sources, Settings defaults) {
+  Settings settings = std::move(defaults);
+  const GivenOptions& options = sources.options;
+
+  const Given threshold = pick(options.threshold_ms, kThresholdSetting, sources);
+  if (threshold.value && !trim(*threshold.value).empty()) {
+    settings.threshold_ms = parse_threshold_ms(*threshold.value, threshold.setting);
+  }
+  read_outputs(sources, settings);
+
+  const Given report = pick(options.report, kReportSetting, sources);
+  if (report.value) {
+    const std::string word = lower_trimmed(*report.value);
+    if (word.empty() || word == "stderr") {
+      settings.report = ReportTarget::standard_error;
+    } else if (word == "off") {
+      settings.report = ReportTarget::off;
+    } else if (word == "log") {
+      settings.report = ReportTarget::log;
+    } else {
+      settings.report = ReportTarget::file;
+      settings.report_file = output_path(report, sources);
+    }
+  }
+
+  const Given context = pick(options.context, kContextSetting, sources);
+  if (context.value) settings.context = *context.value;
+  const Given analyses = pick(options.analyses, kAnalysesSetting, sources);
+  if (analyses.value) settings.record_analyses = parse_switch(*analyses.value, analyses.setting);
+  return settings;
+}
+
+Settings read_file_settings(const SettingSources& sources, Settings defaults) {
+  Settings settings = std::move(defaults);
+  read_outputs(sources, settings);
+  return settings;
+}
+
+bool settings_ask_for_timing(const SettingSources& sources) {
+  const GivenOptions& o = sources.options;
+  if (o.threshold_ms || o.profile || o.events || o.report || o.context || o.analyses || o.metrics) {
+    return true;
+  }
+  for (SettingName name : {kProfileSetting, kEventsSetting}) {
+    std::optional<std::string> value = sources.environment->get(name.environment);
+    if (value && !value->empty()) return true;
+  }
+  return false;
+}
+
+bool parse_switch(std::string_view text, std::string_view setting) {
+  const std::string word = lower_trimmed(text);
+  if (is_truthy(word)) return true;
+  if (word.empty() || word == "0" || word == "false" || word == "no" || word == "off") {
+    return false;
+  }
+  throw ConfigError(fmt::format("{} must be one of 1/true/yes/on or 0/false/no/off (got '{}')",
+                                setting, source_text(text)));
+}
 
 bool is_truthy(std::string_view text) noexcept {
   text = trim(text);
@@ -95,6 +196,16 @@ double parse_threshold_ms(std::string_view text, std::string_view source) {
                                   source_text(text)));
   }
   return value;  // "-0" reads as +0
+}
+
+std::optional<Settings> tilelang_settings(const PassConfig& config, const Environment& env,
+                                          unsigned long compile) {
+  std::optional<double> threshold = pass_timing_threshold(config, env);
+  if (!threshold) return std::nullopt;
+  // The files and metrics every source reads; the threshold is TileLang's
+  // own, and the Python host handles the report's settings itself.
+  return read_file_settings({.environment = &env, .compile = compile},
+                            Settings{.threshold_ms = *threshold});
 }
 
 std::optional<double> pass_timing_threshold(const PassConfig& config, const Environment& env) {

@@ -16,8 +16,8 @@
 #include <exception>
 
 #include "passtiming/engine/version.h"
+#include "passtiming/recorder/compile_session.h"
 #include "plugin_session.h"
-#include "plugin_settings.h"
 
 namespace passtiming::llvm_plugin {
 namespace {
@@ -64,7 +64,7 @@ void install_crash_handler() {
       [](void*) {
         static std::atomic<bool> running{false};
         if (running.exchange(true)) return;
-        PipelineSession::finish_all();
+        CompileSession::finish_all();
       },
       nullptr);
 }
@@ -76,11 +76,10 @@ void register_timing(::llvm::PassBuilder& builder) noexcept {
   ::llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks();
   if (!callbacks) return;  // a PassBuilder made without instrumentation
   try {
-    OptionValues options{given(threshold_option), given(profile_option), given(events_option),
+    GivenOptions options{given(threshold_option), given(profile_option), given(events_option),
                          given(report_option),    given(context_option), given(analyses_option),
                          given(metrics_option)};
-    PluginSettings settings =
-        read_plugin_settings(options, Environment::process(), static_cast<long>(::getpid()));
+    Settings settings = read_settings({.options = std::move(options)}, plugin_defaults());
     std::shared_ptr<PipelineSession> session = PipelineSession::start(settings);
     install_crash_handler();
     PipelineSession* raw = session.get();

@@ -85,32 +85,31 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, PassTiming* self,
 
 }  // namespace
 
-PassTiming::PassTiming(InstrumentOptions options, std::shared_ptr<const Clock> clock)
-    : options_(std::move(options)),
-      steady_(!clock || clock == steady_clock()),
-      recorder_(options_.threshold_ms, std::move(clock)) {
-  recorder_.set_observer(options_.observer);
-  recorder_.set_context_label(options_.context);
-  if (!options_.metrics.empty()) {
-    // Nothing is read when every metric asked for is unavailable: the
-    // profile says why, and the callbacks stay as cheap as without metrics.
-    recorder_.record_metrics(options_.metrics, options_.sampler);
-    count_ir_ = recorder_.metrics().recorded.contains(Metric::ir);
-  }
-  recorder_.begin_context();
-  reserve_records(recorder_.machine());
+PassTiming::PassTiming(std::shared_ptr<Recorder> recorder)
+    : recorder_(recorder ? std::move(recorder) : std::make_shared<Recorder>()),
+      machine_(&recorder_->machine()) {
+  // The clock is read inline when it is the process's steady clock.
+  steady_ = &recorder_->clock() == steady_clock().get();
+  // Nothing is read when every metric asked for is unavailable: the profile
+  // says why, and the callbacks stay as cheap as without metrics.
+  count_ir_ = recorder_->metrics().recorded.contains(Metric::ir);
+  recorder_->begin_context();
+  reserve_records(*machine_);
   scratch_symbols_.reserve(16);
 }
+
+PassTiming::PassTiming(const Settings& settings, std::shared_ptr<const Clock> clock)
+    : PassTiming(std::make_shared<Recorder>(settings, std::move(clock))) {}
 
 PassTiming::~PassTiming() = default;
 
 void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic) {
-  add_callbacks(pic, this, nullptr, options_.record_analyses);
+  add_callbacks(pic, this, nullptr, recorder_->settings().record_analyses);
 }
 
 void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
                                     std::shared_ptr<void> keep_alive) {
-  add_callbacks(pic, this, keep_alive, options_.record_analyses);
+  add_callbacks(pic, this, keep_alive, recorder_->settings().record_analyses);
 }
 
 void PassTiming::before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
@@ -132,9 +131,9 @@ void PassTiming::before_pass(std::string_view pass, const ::llvm::Any& ir) noexc
                                             .stable_name = true};
     // The frame is pushed first and the clock read last.
     if (steady_) {
-      state().begin_now(static_cast<const SteadyClock&>(recorder_.clock()), event);
+      state().begin_now(static_cast<const SteadyClock&>(recorder_->clock()), event);
     } else {
-      state().begin_now(recorder_.clock(), event);
+      state().begin_now(recorder_->clock(), event);
     }
   } catch (const std::exception& e) {
     stop(e.what());
@@ -220,12 +219,15 @@ void PassTiming::stop(const char* what) noexcept {
   get_logger(kTimingLoggerName).error(message);
 }
 
-Section PassTiming::finish() {
-  state().exit(now());
-  Section out = state().take_section();
-  recorder_.begin_context();
-  reserve_records(state());
-  return out;
+const Section& PassTiming::finish() {
+  if (!finished_) {
+    finished_ = true;
+    // Later callbacks find the instrument stopped, which every callback
+    // tests already: finishing costs the hot path nothing.
+    stopped_ = true;
+    recorder_->finish_context();
+  }
+  return recorder_->section();
 }
 
 }  // namespace passtiming::llvm

@@ -240,7 +240,7 @@ TEST(PassTiming, SkippedPassesAreCountedNotRecorded) {
 TEST(PassTiming, AnalysesNestUnderThePassThatAskedWhenEnabled) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  InstrumentOptions options;
+  Settings options;
   options.record_analyses = true;
   PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
@@ -289,10 +289,10 @@ MetricSet ir_only() {
 TEST(TimingInstrumentMetrics, IrSizesAreInstructionsOfTheUnitAndFlagsWhatThePassReturned) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  InstrumentOptions options;
+  Settings options;
   options.metrics = ir_only();
-  options.sampler = std::make_shared<ManualMetricSampler>();
-  PassTiming timing(options, clock);
+  PassTiming timing(
+      std::make_shared<Recorder>(options, clock, std::make_shared<ManualMetricSampler>()));
   EXPECT_EQ(timing.recorder().metrics().recorded, ir_only());
   timing.register_callbacks(p.pic);
   ::llvm::FunctionPassManager fpm;
@@ -335,10 +335,10 @@ TEST(TimingInstrumentMetrics, IrSizesAreInstructionsOfTheUnitAndFlagsWhatThePass
 TEST(TimingInstrumentMetrics, AnSccCountsItsFunctions) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  InstrumentOptions options;
+  Settings options;
   options.metrics = ir_only();
-  options.sampler = std::make_shared<ManualMetricSampler>();
-  PassTiming timing(options, clock);
+  PassTiming timing(
+      std::make_shared<Recorder>(options, clock, std::make_shared<ManualMetricSampler>()));
   timing.register_callbacks(p.pic);
   ::llvm::ModulePassManager mpm;
   mpm.addPass(::llvm::createModuleToPostOrderCGSCCPassAdaptor(SccTickPass{{}, clock.get()}));
@@ -357,10 +357,10 @@ TEST(TimingInstrumentMetrics, AnSccCountsItsFunctions) {
 TEST(TimingInstrumentMetrics, AnInvalidatedUnitIsNotCountedAfterThePass) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  InstrumentOptions options;
+  Settings options;
   options.metrics = ir_only();
-  options.sampler = std::make_shared<ManualMetricSampler>();
-  PassTiming timing(options, clock);
+  PassTiming timing(
+      std::make_shared<Recorder>(options, clock, std::make_shared<ManualMetricSampler>()));
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};
@@ -380,11 +380,10 @@ TEST(TimingInstrumentMetrics, CpuFromTheSamplerIsReadAtBothEnds) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
   auto sampler = std::make_shared<ManualMetricSampler>();
-  InstrumentOptions options;
+  Settings options;
   options.metrics.insert(Metric::cpu);
   options.metrics.insert(Metric::ir);
-  options.sampler = sampler;
-  PassTiming timing(options, clock);
+  PassTiming timing(std::make_shared<Recorder>(options, clock, sampler));
   timing.register_callbacks(p.pic);
   ::llvm::PassInstrumentation instrumentation(&p.pic);
   TickPass pass{{}, clock.get(), 0};
@@ -413,10 +412,10 @@ TEST(TimingInstrumentMetrics, WithoutMetricsTheRecordsCarryNone) {
   EXPECT_TRUE(timing.recorder().section().metrics.empty());
 }
 
-TEST(PassTiming, FinishDiscardsRunningFramesAndKeepsRecords) {
+TEST(PassTiming, FinishDiscardsRunningFramesKeepsRecordsAndIgnoresLaterCallbacks) {
   auto clock = std::make_shared<ManualClock>();
   Pipeline p;
-  InstrumentOptions options;
+  Settings options;
   options.context = "tu=test";
   PassTiming timing(options, clock);
   timing.register_callbacks(p.pic);
@@ -427,11 +426,15 @@ TEST(PassTiming, FinishDiscardsRunningFramesAndKeepsRecords) {
   clock->advance(2);
   instrumentation.runAfterPass<::llvm::Function>(pass, f, PreservedAnalyses::all());
   instrumentation.runBeforePass<::llvm::Module>(pass, *p.module);  // never finishes
-  Section s = timing.finish();
+  const Section& s = timing.finish();
   EXPECT_EQ(s.context, "tu=test");
   ASSERT_EQ(s.records.size(), 1u);
   EXPECT_EQ(s.records[0].inclusive_ns, 2);
-  EXPECT_TRUE(timing.recorder().section().records.empty());
+  // Callbacks after finish() are ignored: the section stays as it was.
+  instrumentation.runBeforePass<::llvm::Function>(pass, f);
+  instrumentation.runAfterPass<::llvm::Function>(pass, f, PreservedAnalyses::all());
+  EXPECT_EQ(timing.recorder().section().records.size(), 1u);
+  EXPECT_FALSE(timing.stopped());
 }
 
 TEST(PassTiming, ReportIsTheSeedFormat) {

@@ -10,7 +10,7 @@
 #include "mlir/Pass/Pass.h"
 #include "passtiming/host/ir_module.h"
 
-namespace passtiming::mlir_adapter {
+namespace passtiming::mlir::detail {
 namespace {
 
 std::string_view symbol_of(::mlir::Operation& op) {
@@ -87,4 +87,4 @@ std::string pipeline_name(std::optional<::mlir::OperationName> op_name) {
   return name;
 }
 
-}  // namespace passtiming::mlir_adapter
+}  // namespace passtiming::mlir::detail

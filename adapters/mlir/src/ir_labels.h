@@ -13,7 +13,7 @@ class Operation;
 class Pass;
 }  // namespace mlir
 
-namespace passtiming::mlir_adapter {
+namespace passtiming::mlir::detail {
 
 /// The operation's symbol name (`func.func @f` gives "f"). An unnamed symbol
 /// table, as the usual `builtin.module`, is labelled by the functions it
@@ -33,4 +33,4 @@ std::string adaptor_name(::mlir::Pass& adaptor);
 /// ("'any' Pipeline" for an op-agnostic one).
 std::string pipeline_name(std::optional<::mlir::OperationName> op_name);
 
-}  // namespace passtiming::mlir_adapter
+}  // namespace passtiming::mlir::detail

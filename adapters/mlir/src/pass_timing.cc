@@ -66,26 +66,19 @@ namespace detail {
 /// numbers the section in pass-tree order.
 class CallbackTranslator {
  public:
-  /// Checks and takes the options, and opens the section.
-  explicit CallbackTranslator(Options options)
-      : recorder_(check_threshold_ms(options.threshold_ms, "threshold_ms"),
-                  std::move(options.clock)) {
-    recorder_.set_observer(options.observer);
-    recorder_.set_context_label(std::move(options.context));
-    if (!options.metrics.empty()) {
-      recorder_.record_metrics(options.metrics, std::move(options.sampler));
-      // Nothing is read when every metric asked for is unavailable.
-      read_after_sample_ = !recorder_.metrics().recorded.empty();
-      count_ir_ = recorder_.metrics().recorded.contains(Metric::ir);
-    }
-    recorder_.begin_context();
+  /// Records into `recorder`, and opens its section.
+  explicit CallbackTranslator(std::shared_ptr<Recorder> recorder) : recorder_(std::move(recorder)) {
+    // Nothing is read when every metric asked for is unavailable.
+    read_after_sample_ = !recorder_->metrics().recorded.empty();
+    count_ir_ = recorder_->metrics().recorded.contains(Metric::ir);
+    recorder_->begin_context();
   }
 
   void before_pipeline(std::optional<::mlir::OperationName> name,
                        const ::mlir::PassInstrumentation::PipelineParentInfo& parent) {
-    const Nanoseconds t = recorder_.clock().now_ns();
+    const Nanoseconds t = recorder_->clock().now_ns();
     const ThreadKey tid = llvm::get_threadid();
-    const std::string pipeline = mlir_adapter::pipeline_name(name);
+    const std::string pipeline = detail::pipeline_name(name);
     std::lock_guard lock(mutex_);
     if (finished_) return;
     // The operation the pipeline runs on, its kernel label, is known when
@@ -99,9 +92,9 @@ class CallbackTranslator {
   }
 
   void after_pipeline(std::optional<::mlir::OperationName> name) {
-    const Nanoseconds t = recorder_.clock().now_ns();
+    const Nanoseconds t = recorder_->clock().now_ns();
     const ThreadKey tid = llvm::get_threadid();
-    const std::string pipeline = mlir_adapter::pipeline_name(name);
+    const std::string pipeline = detail::pipeline_name(name);
     std::lock_guard lock(mutex_);
     if (finished_) return;
     machine().end(t, {pipeline, tid});
@@ -112,7 +105,7 @@ class CallbackTranslator {
     // The label reads the operation, which this thread owns right now; so
     // does the count, which is taken here, before the lock, so that no
     // other thread waits for it.
-    const std::string label = mlir_adapter::op_label(op);
+    const std::string label = detail::op_label(op);
     std::int64_t size = kNotMeasured;
     std::uint64_t digest = 0;
     if (count_ir_) {
@@ -126,13 +119,13 @@ class CallbackTranslator {
     // The clock is read last, inside begin_now, so the bookkeeping above
     // stays outside the pass's time.
     machine().begin_now(
-        recorder_.clock(),
+        recorder_->clock(),
         BeginEvent<>{.pass = name_of(pass), .kernel = label, .thread = tid, .key = pass});
   }
 
   /// `op` is the pass's operation; null when it failed (nothing is counted).
   void after_pass(::mlir::Pass* pass, ::mlir::Operation* op, bool failed) {
-    const Nanoseconds t = recorder_.clock().now_ns();  // first, before any bookkeeping
+    const Nanoseconds t = recorder_->clock().now_ns();  // first, before any bookkeeping
     const ThreadKey tid = llvm::get_threadid();
     // The figures of a successful pass: the sampler's read before the count,
     // which is thus part of neither the pass's time nor its CPU time, and
@@ -160,38 +153,39 @@ class CallbackTranslator {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     finished_ = true;
-    machine().exit(recorder_.clock().now_ns());
+    // The recorder's listener (a session writing its files) is told too.
+    recorder_->finish_context();
   }
 
   /// A copy of the completed records, numbered in pass-tree order.
   Section snapshot() {
     std::lock_guard lock(mutex_);
-    return recorder_.section();
+    return recorder_->section();
   }
-  const Recorder& recorder() const { return recorder_; }
+  const Recorder& recorder() const { return *recorder_; }
 
  private:
   /// The pass's display name: MLIR's pass name, or for an adaptor the name
   /// `-mlir-timing` gives it. Adaptor names are built once per adaptor.
   std::string_view name_of(::mlir::Pass* pass) {
-    if (!mlir_adapter::is_pass_adaptor(*pass)) {
+    if (!detail::is_pass_adaptor(*pass)) {
       llvm::StringRef name = pass->getName();
       return std::string_view(name.data(), name.size());
     }
     auto it = adaptor_names_.find(pass);
     if (it == adaptor_names_.end()) {
-      it = adaptor_names_.emplace(pass, mlir_adapter::adaptor_name(*pass)).first;
+      it = adaptor_names_.emplace(pass, detail::adaptor_name(*pass)).first;
     }
     return it->second;
   }
 
-  TimingStateMachine& machine() { return recorder_.machine(); }
+  TimingStateMachine& machine() { return recorder_->machine(); }
 
   /// Set at construction, read without the lock.
   bool count_ir_ = false;
   bool read_after_sample_ = false;
   std::mutex mutex_;
-  Recorder recorder_;
+  std::shared_ptr<Recorder> recorder_;
   std::unordered_map<const ::mlir::Pass*, std::string> adaptor_names_;
   bool finished_ = false;
 };
@@ -246,10 +240,21 @@ class ForwardingInstrumentation final : public ::mlir::PassInstrumentation {
   std::shared_ptr<detail::CallbackTranslator> translator_;
 };
 
+/// `settings` once their threshold is checked (a ConfigError when negative
+/// or not finite).
+const Settings& checked(const Settings& settings) {
+  check_threshold_ms(settings.threshold_ms, "threshold_ms");
+  return settings;
+}
+
 }  // namespace
 
-PassTiming::PassTiming(Options options)
-    : translator_(std::make_shared<detail::CallbackTranslator>(std::move(options))) {}
+PassTiming::PassTiming(std::shared_ptr<Recorder> recorder)
+    : translator_(std::make_shared<detail::CallbackTranslator>(
+          recorder ? std::move(recorder) : std::make_shared<Recorder>())) {}
+
+PassTiming::PassTiming(const Settings& settings, std::shared_ptr<const Clock> clock)
+    : PassTiming(std::make_shared<Recorder>(checked(settings), std::move(clock))) {}
 
 PassTiming::~PassTiming() = default;
 
@@ -269,8 +274,9 @@ const Recorder& PassTiming::recorder() const {
   return translator_->recorder();
 }
 
-std::shared_ptr<PassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options) {
-  auto timing = std::make_shared<PassTiming>(std::move(options));
+std::shared_ptr<PassTiming> enable_pass_timing(::mlir::PassManager& pm,
+                                               std::shared_ptr<Recorder> recorder) {
+  auto timing = std::make_shared<PassTiming>(std::move(recorder));
   timing->enable(pm);
   return timing;
 }

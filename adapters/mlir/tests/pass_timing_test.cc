@@ -185,9 +185,9 @@ TEST_F(MlirPassTimingTest, ThreadedReportIsATree) {
   auto module = parse(module_text(4));
   ::mlir::PassManager pm(context_.get());
   build_pipeline(pm, false);
-  Options options;
+  Settings options;
   options.context = "stage=opt";
-  auto timing = enable_pass_timing(pm, options);
+  auto timing = enable_pass_timing(pm, std::make_shared<Recorder>(options));
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   const std::string report = timing->recorder().report(timing->recorder().context_label());
   EXPECT_NE(report.find("Context: stage=opt\n"), std::string::npos);
@@ -215,9 +215,7 @@ TEST_F(MlirPassTimingTest, ExactTimesWithManualClock) {
   // Reads: start of the section, adaptor before, pipeline before, cse
   // before, cse after, pipeline after, adaptor after.
   clock->script({0, 10, 20, 30, 70, 80, 100});
-  Options options;
-  options.clock = clock;
-  PassTiming timing(options);
+  PassTiming timing({}, clock);
   timing.enable(pm);
   ASSERT_TRUE(::mlir::succeeded(pm.run(*module)));
   const Section s = timing.snapshot();
@@ -332,7 +330,7 @@ TEST_F(MlirPassTimingTest, IrCountsOperationsAndTheFingerprintTellsAChange) {
   ::mlir::PassManager pm(context_.get());
   pm.nest<::mlir::func::FuncOp>().addPass(::mlir::createCanonicalizerPass());
   pm.addPass(::mlir::createCSEPass());
-  Options options;
+  Settings options;
   options.metrics = metric_set({Metric::ir});
   PassTiming timing(options);
   EXPECT_EQ(timing.recorder().metrics().recorded, metric_set({Metric::ir}));
@@ -363,7 +361,7 @@ TEST_F(MlirPassTimingTest, IrIsCountedOnEachWorkerThread) {
   ::mlir::OpPassManager& functions = pm.nest<::mlir::func::FuncOp>();
   functions.addPass(::mlir::createCanonicalizerPass());
   functions.addPass(::mlir::createCSEPass());
-  Options options;
+  Settings options;
   options.metrics = metric_set({Metric::ir, Metric::cpu});
   PassTiming timing(options);
   timing.enable(pm);
@@ -390,7 +388,7 @@ TEST_F(MlirPassTimingTest, AFailingPassHasNoIrSizeAfterIt) {
   auto module = parse(module_text(3, /*with_bad=*/true));
   ::mlir::PassManager pm(context_.get());
   pm.nest<::mlir::func::FuncOp>().addPass(std::make_unique<FailOnBadFunction>());
-  Options options;
+  Settings options;
   options.metrics = metric_set({Metric::ir});
   PassTiming timing(options);
   timing.enable(pm);

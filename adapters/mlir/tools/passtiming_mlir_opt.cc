@@ -32,12 +32,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "passtiming/engine/metric_sampler.h"
-#include "passtiming/formats/event_log_writer.h"
-#include "passtiming/formats/profile_io.h"
-#include "passtiming/formats/profile_json.h"
 #include "passtiming/mlir.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/compile_session.h"
 #include "passtiming/recorder/settings.h"
 
 namespace {
@@ -61,44 +57,25 @@ llvm::cl::opt<std::string> profile_flag(
     llvm::cl::desc("Write the JSON profile to this file, '-' for stdout (implies --passtiming)"),
     llvm::cl::value_desc("file"), llvm::cl::init(""), llvm::cl::cat(timing_category()));
 
-/// The timing threshold: nullopt when timing is off. Exits with status 2
-/// naming the option when its value is not a valid threshold.
-std::optional<double> requested_threshold(const passtiming::OutputSettings& outputs) {
-  const bool wanted = timing_flag || threshold_flag.getNumOccurrences() > 0 ||
-                      profile_flag.getNumOccurrences() > 0 || outputs.profile_path ||
-                      outputs.events_path;
-  if (!wanted) return std::nullopt;
-  if (threshold_flag.empty()) return 0.0;
+/// The settings of this run: the flags given, else the PASSTIMING_…
+/// variables (read_settings()); the report goes to stderr. Nullopt when
+/// timing is off: no flag, no file asked for. Exits with status 2 naming
+/// the flag or the variable of a bad value.
+std::optional<passtiming::Settings> requested_settings() {
+  passtiming::GivenOptions given;
+  if (threshold_flag.getNumOccurrences() > 0) given.threshold_ms = threshold_flag;
+  if (profile_flag.getNumOccurrences() > 0) given.profile = profile_flag;
+  const passtiming::SettingSources sources{.options = given, .option_prefix = "--"};
   try {
-    return passtiming::parse_threshold_ms(threshold_flag,
-                                          "--" + std::string(passtiming::kThresholdSetting.option));
+    passtiming::Settings settings =
+        passtiming::read_settings(sources, {.report = passtiming::ReportTarget::standard_error});
+    if (!timing_flag && !passtiming::settings_ask_for_timing(sources)) return std::nullopt;
+    return settings;
   } catch (const std::exception& error) {
+    // The message names the flag or the variable (e.g. "PASSTIMING_METRICS: unknown ...").
     llvm::errs() << "passtiming-mlir-opt: error: " << error.what() << "\n";
     std::exit(kUsageError);
   }
-}
-
-/// Prints the report (and writes the profile) of everything that ran.
-/// Returns false when the profile could not be written.
-bool emit_timing(passtiming::mlir::PassTiming& timing, const passtiming::OutputSettings& outputs) {
-  timing.finish();
-  llvm::errs() << timing.recorder().report() << "\n";
-  llvm::errs().flush();
-  // The flag wins over the variable, and names itself in the message.
-  const bool from_flag = !profile_flag.empty();
-  const std::optional<std::string> path =
-      from_flag ? std::optional<std::string>(profile_flag) : outputs.profile_path;
-  if (!path) return true;
-  try {
-    passtiming::write_profile_file(timing.recorder().profile(), *path);
-  } catch (const std::exception& error) {
-    llvm::errs() << "passtiming-mlir-opt: error: "
-                 << (from_flag ? "--" + std::string(passtiming::kProfileSetting.option)
-                               : std::string(passtiming::kProfileSetting.environment))
-                 << ": " << error.what() << "\n";
-    return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -112,15 +89,7 @@ int main(int argc, char** argv) {
 
   auto [input_path, output_path] = mlir::registerAndParseCLIOptions(
       argc, argv, "passtiming-mlir-opt: mlir-opt with per-pass timing\n", registry);
-  passtiming::OutputSettings outputs;
-  try {
-    outputs = passtiming::OutputSettings::from_environment();
-  } catch (const std::exception& error) {
-    // The message names the variable (e.g. "PASSTIMING_METRICS: unknown ...").
-    llvm::errs() << "passtiming-mlir-opt: error: " << error.what() << "\n";
-    return kUsageError;
-  }
-  const std::optional<double> threshold = requested_threshold(outputs);
+  const std::optional<passtiming::Settings> settings = requested_settings();
 
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects()) {
@@ -130,31 +99,16 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // The compile session owns the sampler, the event log and the files; the
+  // PassTiming only translates MLIR's callbacks into its section.
+  std::unique_ptr<passtiming::CompileSession> session;
   std::shared_ptr<passtiming::mlir::PassTiming> timing;
-  std::unique_ptr<passtiming::EventLogWriter> events;
-  // The process's sampler for the metrics, held so that the event log and
-  // the timing get the same one and agree on what is unavailable.
-  std::shared_ptr<passtiming::SystemMetricSampler> sampler;
-  if (threshold && !outputs.metrics.empty()) {
-    sampler = passtiming::shared_metric_sampler(outputs.metrics);
-  }
-  if (threshold && outputs.events_path) {
+  if (settings) {
     try {
-      events = passtiming::EventLogWriter::open(
-          *outputs.events_path, passtiming::current_process_metadata(),
-          sampler ? sampler->metrics() : passtiming::ProfileMetrics{});
+      session = std::make_unique<passtiming::CompileSession>(*settings);
+      timing = std::make_shared<passtiming::mlir::PassTiming>(session->new_section());
     } catch (const std::exception& error) {
-      llvm::errs() << "passtiming-mlir-opt: error: PASSTIMING_EVENTS: " << error.what() << "\n";
-      return kUsageError;
-    }
-  }
-  if (threshold) {
-    try {
-      timing = std::make_shared<passtiming::mlir::PassTiming>(passtiming::mlir::Options{
-          .threshold_ms = *threshold, .observer = events.get(), .metrics = outputs.metrics});
-    } catch (const std::exception& error) {
-      llvm::errs() << "passtiming-mlir-opt: error: --passtiming-threshold-ms: " << error.what()
-                   << "\n";
+      llvm::errs() << "passtiming-mlir-opt: error: " << error.what() << "\n";
       return kUsageError;
     }
     // The command line's pipeline is set up first; the instrumentation then
@@ -183,8 +137,9 @@ int main(int argc, char** argv) {
   // Only a successful run keeps its output file, as mlir-opt does.
   if (ok) output->keep();
   output.reset();
-  const bool timing_ok = !timing || emit_timing(*timing, outputs);
-  if (events) events->close();
+  // The report and the files of everything that ran, also after a failure.
+  if (timing) timing->finish();
+  const bool timing_ok = !session || session->finish();
   if (!timing_ok) return kUsageError;
   return ok ? 0 : 1;
 }

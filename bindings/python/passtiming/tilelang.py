@@ -19,7 +19,6 @@ and, when asked, a JSON profile and an event log written per compile:
 from __future__ import annotations
 
 import logging
-import math
 import os
 from collections.abc import Mapping
 
@@ -213,16 +212,15 @@ def create_pass_timing_tool(
 
 
 def _checked_threshold(value: object) -> float:
+    """The threshold as every source checks it (check_threshold_ms in C++)."""
+    setting = "passtiming.tilelang.enable: threshold_ms"
     try:
         threshold = float(value)
     except (TypeError, ValueError):
-        threshold = math.nan
-    if not math.isfinite(threshold) or threshold < 0:
         raise ValueError(
-            f"passtiming.tilelang.enable: threshold_ms must be a finite non-negative number "
-            f"(got {value!r})"
-        )
-    return threshold
+            f"{setting} must be a finite non-negative number (got {value!r})"
+        ) from None
+    return _passtiming.check_threshold_ms(threshold, setting)
 
 
 def _checked_pattern(setting: str, pattern: str | None) -> str | None:

@@ -24,32 +24,27 @@ namespace passtiming {
 /// index, the `tid` of an event-log line).
 using ThreadKey = std::uint64_t;
 
-/// Receives the raw events exactly as the state machine sees them, with the
-/// same timestamps: the hook for streaming an event log while a compile runs.
-/// Implementations must not throw.
+/// One raw event exactly as the state machine sees it, with its timestamp:
+/// what an EventObserver receives. The views live for the call only.
+struct ObservedEvent {
+  enum class Kind : std::uint8_t { enter, before, after, skip, exit };
+  Kind kind = Kind::enter;
+  Nanoseconds t = 0;
+  std::string_view pass;     ///< before, after, skip
+  std::string_view kernel;   ///< before, skip
+  std::string_view context;  ///< enter
+  ThreadKey thread = 0;      ///< before, after, skip
+  /// before and after, when metrics are recorded: the readings the record
+  /// is made of; null otherwise.
+  const MetricSample* sample = nullptr;
+};
+
+/// Receives every raw event: the hook for streaming an event log while a
+/// compile runs. Implementations must not throw.
 class EventObserver {
  public:
   virtual ~EventObserver() = default;
-  virtual void on_enter(Nanoseconds t, std::string_view context) noexcept = 0;
-  virtual void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                         ThreadKey tid) noexcept = 0;
-  virtual void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept = 0;
-  virtual void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                       ThreadKey tid) noexcept = 0;
-  virtual void on_exit(Nanoseconds t) noexcept = 0;
-  /// With metrics recorded, before- and after-events come here with the
-  /// readings the records are made of; by default they go to on_before() and
-  /// on_after() without them.
-  virtual void on_before_sampled(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                                 ThreadKey tid, const MetricSample& sample) noexcept {
-    (void)sample;
-    on_before(t, pass, kernel, tid);
-  }
-  virtual void on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                                const MetricSample& sample) noexcept {
-    (void)sample;
-    on_after(t, pass, tid);
-  }
+  virtual void on_event(const ObservedEvent& event) noexcept = 0;
 };
 
 /// A running frame as its source names it: the thread whose stack holds it

@@ -47,18 +47,9 @@ class EventLogWriter final : public EventObserver {
   EventLogWriter& operator=(const EventLogWriter&) = delete;
   ~EventLogWriter() override;
 
-  void on_enter(Nanoseconds t, std::string_view context) noexcept override;
-  void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                 ThreadKey tid) noexcept override;
-  void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override;
-  /// The events with their metric readings (docs/event-log-format.md).
-  void on_before_sampled(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                         ThreadKey tid, const MetricSample& sample) noexcept override;
-  void on_after_sampled(Nanoseconds t, std::string_view pass, ThreadKey tid,
-                        const MetricSample& sample) noexcept override;
-  void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
-               ThreadKey tid) noexcept override;
-  void on_exit(Nanoseconds t) noexcept override;
+  /// Appends the event's line (docs/event-log-format.md), with its metric
+  /// readings when it carries them.
+  void on_event(const ObservedEvent& event) noexcept override;
 
   /// Unmaps and truncates the file to the bytes written. Idempotent; later
   /// events are dropped. Returns false (after logging) on an I/O error.
@@ -88,6 +79,8 @@ class EventLogWriter final : public EventObserver {
   /// One `before`, `after` or `skip` line: `head` is its text up to the
   /// timestamp; an empty kernel and thread 0 are left out, as the format
   /// allows.
+  void write_enter(Nanoseconds t, std::string_view context) noexcept;
+  void write_exit(Nanoseconds t) noexcept;
   void write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
                         std::string_view kernel, ThreadKey tid,
                         const MetricSample* sample = nullptr) noexcept;

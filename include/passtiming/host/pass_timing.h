@@ -14,7 +14,7 @@
 #include "passtiming/engine/profile.h"
 #include "passtiming/engine/timing_state.h"
 #include "passtiming/host/pass_instrument.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/compile_session.h"
 #include "passtiming/recorder/pass_event_sink.h"
 #include "passtiming/recorder/recorder.h"
 
@@ -31,6 +31,16 @@ class TileLangPassTimingInstrument {
   /// Any `threshold_ms` is taken, as the seed takes it (see Recorder).
   explicit TileLangPassTimingInstrument(double threshold_ms = 0.0,
                                         std::shared_ptr<const Clock> clock = steady_clock());
+  /// The instrument of a section a CompileSession made (or of any recorder).
+  explicit TileLangPassTimingInstrument(std::shared_ptr<Recorder> recorder);
+  /// An instrument used on its own that writes the files `settings` name,
+  /// as every source does for PASSTIMING_PROFILE and PASSTIMING_EVENTS: the
+  /// JSON profile of each context when it closes, replacing the previous
+  /// one, and the event log streamed. The report is the caller's
+  /// (print_report()). A file that cannot be opened or written is logged on
+  /// `tilelang.pass_timing`, naming it; this never throws for a file.
+  static std::shared_ptr<TileLangPassTimingInstrument> with_files(
+      Settings settings, std::shared_ptr<const Clock> clock = steady_clock());
 
   /// The PassInstrument to put in a PassContext. It owns only the recorder,
   /// never this wrapper: either may outlive the other.
@@ -57,6 +67,8 @@ class TileLangPassTimingInstrument {
 
  private:
   std::shared_ptr<Recorder> recorder_;
+  /// The session of an instrument made by with_files(), else null.
+  std::shared_ptr<CompileSession> session_;
 };
 
 /// What build_pass_instruments returns: the instruments for a PassContext,

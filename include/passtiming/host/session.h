@@ -1,26 +1,25 @@
 #pragma once
 /// \file
-/// A compile session: one logical compilation that runs several PassContexts
-/// (lowering, host codegen, device codegen), each timed into its own section.
+/// TileLang's compile session for the PassContext host: one logical
+/// compilation that runs several PassContexts (lowering, host codegen,
+/// device codegen), each timed into its own section of a CompileSession.
 
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "passtiming/engine/clock.h"
 #include "passtiming/engine/profile.h"
-#include "passtiming/formats/event_log_writer.h"
 #include "passtiming/host/pass_timing.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/compile_session.h"
 #include "passtiming/recorder/settings.h"
 
 namespace passtiming {
 
 /// Times every PassContext of one compilation and reports all of them once,
 /// when the session ends — also when it ends by an exception, which is never
-/// hidden.
+/// hidden. The outputs are its CompileSession's; what this class adds is the
+/// seed's instrument per context.
 ///
 ///     passtiming::PassTimingTool session(/*threshold_ms=*/0.0);
 ///     PassContext lower({.instruments = session.instruments_for("stage=lower")});
@@ -29,16 +28,18 @@ namespace passtiming {
 ///     ...  // the destructor logs both sections, joined by an empty line
 class PassTimingTool {
  public:
+  /// The files and metrics of PASSTIMING_PROFILE, PASSTIMING_EVENTS and
+  /// PASSTIMING_METRICS (read_settings()); the report goes to the log.
   explicit PassTimingTool(double threshold_ms = 0.0,
                           std::shared_ptr<const Clock> clock = steady_clock());
-  /// With explicit output files (the other constructor reads them from the
-  /// process environment: PASSTIMING_PROFILE, PASSTIMING_EVENTS). With an
-  /// events path, every section streams into one event log; with a profile
-  /// path, finish() writes the JSON profile. A file that cannot be written is
-  /// logged on `tilelang.pass_timing`, naming the path; it never throws.
-  PassTimingTool(double threshold_ms, std::shared_ptr<const Clock> clock, OutputSettings outputs);
+  /// With explicit settings; their threshold is replaced by `threshold_ms`.
+  /// With an events path, every section streams into one event log; with a
+  /// profile path, finish() writes the JSON profile. A file that cannot be
+  /// opened or written is logged on `tilelang.pass_timing`, naming the path
+  /// and its setting; it never throws.
+  PassTimingTool(double threshold_ms, std::shared_ptr<const Clock> clock, Settings settings);
   /// A session when timing is on for `config` and `env` (see
-  /// pass_timing_threshold), else null.
+  /// tilelang_settings()), else null.
   static std::unique_ptr<PassTimingTool> from_settings(
       const PassConfig& config, const Environment& env = Environment::process(),
       std::shared_ptr<const Clock> clock = steady_clock());
@@ -57,55 +58,29 @@ class PassTimingTool {
   std::vector<PassInstrumentPtr> instruments_for(std::string context,
                                                  std::vector<PassInstrumentPtr> base = {});
 
-  const std::vector<std::shared_ptr<TileLangPassTimingInstrument>>& sections() const {
-    return sections_;
-  }
-  double threshold_ms() const { return threshold_ms_; }
-
+  double threshold_ms() const { return session_.threshold_ms(); }
   /// Every section's report, in the order the contexts ran, joined by an
   /// empty line.
-  std::string report() const;
+  std::string report() const { return session_.report(); }
   /// The session as a Profile (copies the sections), with the metadata of
   /// the process taken when the session started.
-  Profile profile() const;
+  Profile profile() const { return session_.profile(); }
   /// Logs "\n" + report() at INFO on `tilelang.pass_timing`, once, then
   /// writes the profile file and closes the event log when configured; later
   /// calls and the destructor do nothing. Never throws.
-  void finish() noexcept;
+  void finish() noexcept { session_.finish(); }
   /// finish() without the report, for a host that renders and logs the
-  /// report itself (the Python TileLang tool): writes the profile file and
-  /// closes the event log when configured, once. Later calls, finish() and
-  /// the destructor then do nothing. Never throws.
-  void close_outputs() noexcept;
+  /// report itself (the Python TileLang tool). Never throws.
+  void close_outputs() noexcept { session_.close_outputs(); }
 
-  const OutputSettings& outputs() const { return outputs_; }
-  /// What the sections record besides wall time (outputs().metrics): the
+  const Settings& settings() const { return session_.settings(); }
+  /// What the sections record besides wall time (settings().metrics): the
   /// metrics recorded and those the machine cannot give, with the reason.
-  const ProfileMetrics& metrics() const { return metrics_; }
+  const ProfileMetrics& metrics() const { return session_.metrics(); }
+  CompileSession& session() { return session_; }
 
  private:
-  /// True for the one caller that finishes the session (finish() or
-  /// close_outputs()); false for every later one.
-  bool begin_finishing() noexcept;
-  /// Writes the profile file and closes the event log, when configured.
-  void write_outputs() noexcept;
-
-  double threshold_ms_;
-  std::shared_ptr<const Clock> clock_;
-  std::vector<std::shared_ptr<TileLangPassTimingInstrument>> sections_;
-  bool finished_ = false;
-  OutputSettings outputs_;
-  ProfileMetadata metadata_;
-  /// The sampler every section reads when outputs_.metrics asks for any, and
-  /// what the profile says about the metrics.
-  std::shared_ptr<SystemMetricSampler> sampler_;
-  ProfileMetrics metrics_;
-  std::unique_ptr<EventLogWriter> events_;
-  /// Serialises the sections' events into `events_` (threads share the log).
-  std::unique_ptr<EventObserver> serialized_events_;
-  /// Guards `sections_` and `finished_` against threads calling
-  /// new_section() at once.
-  mutable std::mutex mutex_;
+  CompileSession session_;
 };
 
 }  // namespace passtiming

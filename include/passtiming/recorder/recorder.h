@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,9 +22,8 @@
 #include "passtiming/engine/metrics.h"
 #include "passtiming/engine/profile.h"
 #include "passtiming/engine/timing_state.h"
-#include "passtiming/formats/event_log_writer.h"
-#include "passtiming/recorder/outputs.h"
 #include "passtiming/recorder/pass_event_sink.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming {
 
@@ -67,9 +67,13 @@ class Recorder final : public PassEventSink {
   /// settings promise a finite non-negative threshold check it first
   /// (check_threshold_ms()).
   explicit Recorder(double threshold_ms = 0.0, std::shared_ptr<const Clock> clock = steady_clock());
+  /// A recorder as `settings` describe it: threshold, context label,
+  /// metrics (read by `sampler`, null: the process's) and, for the LLVM
+  /// source, record_analyses. The files are a CompileSession's.
+  explicit Recorder(const Settings& settings, std::shared_ptr<const Clock> clock = steady_clock(),
+                    std::shared_ptr<MetricSampler> sampler = nullptr);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
-  /// Closes the event log, when there is one.
   ~Recorder() override;
 
   // --- The engine, for sources that drive it directly ---------------------
@@ -81,8 +85,11 @@ class Recorder final : public PassEventSink {
   /// section is labelled with context_label().
   void begin_context();
   /// Closes the context: frames still running are discarded with a warning,
-  /// and the JSON profile is written when write_files() asked for one.
+  /// then the close listener is told.
   void finish_context();
+  /// Whether a context is open (begin_context() or enter_pass_ctx() ran,
+  /// and neither finish_context() nor exit_pass_ctx() since).
+  bool in_context() const noexcept { return in_context_.load(std::memory_order_relaxed); }
 
   // --- PassEventSink: the callbacks of a live pass host --------------------
 
@@ -107,6 +114,8 @@ class Recorder final : public PassEventSink {
   /// Sum of the depth-0 inclusive durations.
   double total_duration_s() const { return section().total_seconds(); }
   double threshold_ms() const { return threshold_ms_; }
+  /// What the recorder was made with (threshold and label as given then).
+  const Settings& settings() const { return settings_; }
   /// The report text of section() (docs/report-format.md), with a
   /// `Context:` line when `context` is given.
   std::string report(std::optional<std::string_view> context = std::nullopt) const;
@@ -130,14 +139,12 @@ class Recorder final : public PassEventSink {
   /// from now on, read by `sampler` (null: the system's, see
   /// shared_metric_sampler()). The empty set records none again.
   void record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> sampler = nullptr);
-  /// The files of a recorder used on its own, outside a compile session
-  /// (which writes its sections' files itself): with an events path the
-  /// event log is created now and streamed from then on (it replaces any
-  /// observer); with a profile path the JSON profile of each context is
-  /// written when it closes, replacing the previous one. The settings'
-  /// metrics are recorded (record_metrics()). A file that cannot be written
-  /// is logged on `tilelang.pass_timing`, naming it; this never throws.
-  void write_files(const OutputSettings& outputs);
+  /// Called with this recorder each time a context closes, after the
+  /// machine has ended it (a CompileSession writes its files then). Empty
+  /// for none; not to be changed while a context is open on another thread.
+  void set_close_listener(std::function<void(const Recorder&)> listener) {
+    close_listener_ = std::move(listener);
+  }
 
  private:
   /// Whether the calling thread may drive the machine now; the first
@@ -146,8 +153,9 @@ class Recorder final : public PassEventSink {
   bool claim() noexcept;
   bool release() noexcept;
   void refuse() noexcept;
-  void write_profile() noexcept;
+  void context_closed() noexcept;
 
+  Settings settings_;
   double threshold_ms_;
   std::shared_ptr<const Clock> clock_;
   TimingStateMachine machine_;
@@ -158,9 +166,8 @@ class Recorder final : public PassEventSink {
   std::atomic<bool> warned_foreign_{false};
   std::shared_ptr<MetricSampler> sampler_;
   ProfileMetrics metrics_;
-  std::optional<std::string> profile_path_;
-  std::unique_ptr<EventLogWriter> events_;
-  ProfileMetadata metadata_;
+  std::atomic<bool> in_context_{false};
+  std::function<void(const Recorder&)> close_listener_;
 };
 
 }  // namespace passtiming

@@ -1,17 +1,18 @@
 #pragma once
 /// \file
-/// Turning TileLang's switches into "no timing" or a threshold: the config
-/// key `tl.pass_profile` or the environment variable TILELANG_PASS_PROFILE,
-/// and a threshold from `tl.pass_profile_threshold_ms` or
-/// TILELANG_PASS_PROFILE_THRESHOLD_MS.
+/// The settings of a timed compile, read once: the table of their names, and
+/// the one reader that turns a host's options, the environment and
+/// TileLang's pass configuration into a Settings (threshold, context,
+/// metrics, the files and where the report goes). Every source reads its
+/// settings here; a CompileSession (compile_session.h) carries them out.
 
-#include <initializer_list>
-#include <map>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "passtiming/engine/environment.h"
+#include "passtiming/engine/metrics.h"
 #include "passtiming/recorder/config.h"
 
 namespace passtiming {
@@ -41,8 +42,96 @@ inline constexpr SettingName kMetricsSetting{"passtiming-metrics", "PASSTIMING_M
 /// `NAME=value` for the environment of a child process.
 std::string environment_assignment(SettingName setting, std::string_view value);
 
+/// Where the text report goes.
+enum class ReportTarget : std::uint8_t {
+  log,             ///< INFO on the logger `tilelang.pass_timing` (TileLang, TVM, Python)
+  standard_error,  ///< the process's stderr (the LLVM plugin, passtiming-mlir-opt)
+  file,            ///< Settings::report_file, every section of the process
+  off,
+};
+
+/// A file a setting names: the path, `%p` and `%n` expanded, and the
+/// setting as it was given (`-passtiming-profile`, `PASSTIMING_PROFILE`), which
+/// every message about the file quotes.
+struct OutputPath {
+  std::string path;
+  std::string setting;
+  bool operator==(const OutputPath&) const = default;
+};
+
+/// Everything a timed compile is told: how the recorder records and what
+/// the compile session writes. One struct for every source; a source reads
+/// the members that apply to it (record_analyses is LLVM's).
+///
+///     passtiming::Settings settings{.threshold_ms = 1.0, .metrics = parse_metrics("cpu", "x")};
+struct Settings {
+  /// Passes under this inclusive time are hidden from the report.
+  double threshold_ms = 0.0;
+  /// The sections' context label ("" for none).
+  std::string context;
+  /// LLVM: analyses run inside passes are records too.
+  bool record_analyses = false;
+  /// Recorded per pass besides wall time (metrics.h).
+  MetricSet metrics;
+  /// The JSON profile, written when the session finishes (or after each
+  /// section, for a session that writes as it goes).
+  std::optional<OutputPath> profile;
+  /// The JSON Lines event log, streamed while the compile runs.
+  std::optional<OutputPath> events;
+  ReportTarget report = ReportTarget::log;
+  /// The report's file, for ReportTarget::file.
+  std::optional<OutputPath> report_file;
+  /// Write the report and the files each time a section closes, not only at
+  /// the end: a compiler process may run several pipelines and may die
+  /// between them (the LLVM plugin), and an instrument used on its own
+  /// rewrites its profile after each context.
+  bool write_each_section = false;
+};
+
+/// The values a host was given as options, by setting (nullopt: not given);
+/// an option wins over the environment variable of the same setting.
+struct GivenOptions {
+  std::optional<std::string> threshold_ms, profile, events, report, context, analyses, metrics;
+};
+
+/// Where one read of the settings looks.
+struct SettingSources {
+  GivenOptions options;
+  /// How an option is quoted in messages: "-" for LLVM's `-passtiming-…`,
+  /// "--" for passtiming-mlir-opt's `--passtiming-…`.
+  std::string_view option_prefix = "-";
+  const Environment* environment = &Environment::process();
+  /// `%p` in a path; -1: this process's id.
+  long pid = -1;
+  /// `%n` in a path: the compile's number in its process.
+  unsigned long compile = 0;
+};
+
+/// The one settings reader. Each setting comes from its option when given,
+/// else from its PASSTIMING_… variable, else from `defaults`; the report
+/// setting reads "stderr", "off", "log" or a path. Throws ConfigError whose
+/// message names the setting as it was given and the bad value.
+///
+///     Settings s = read_settings({.options = given, .pid = getpid()});
+Settings read_settings(const SettingSources& sources, Settings defaults = {});
+
+/// The part of read_settings() every host reads, TileLang's and Python's
+/// included, whose threshold and report are their own: the profile, the
+/// event log and the metrics.
+Settings read_file_settings(const SettingSources& sources, Settings defaults = {});
+
+/// Whether any setting that asks for timing is present in `sources`: an
+/// option, or PASSTIMING_PROFILE or PASSTIMING_EVENTS non-empty.
+bool settings_ask_for_timing(const SettingSources& sources);
+
 /// True for 1/true/yes/on in any case, surrounding white space ignored.
 bool is_truthy(std::string_view text) noexcept;
+
+/// A switch's value: true for 1/true/yes/on, false for 0/false/no/off or an
+/// empty value (any case, white space ignored); anything else is a
+/// ConfigError "SETTING must be one of 1/true/yes/on or 0/false/no/off (got
+/// 'TEXT')".
+bool parse_switch(std::string_view text, std::string_view setting);
 
 /// `value` when it is a finite, non-negative threshold in milliseconds (-0
 /// gives 0); anything else is a ConfigError "SETTING must be a finite
@@ -67,5 +156,13 @@ double parse_threshold_ms(std::string_view text, std::string_view source);
 ///     if (auto threshold = passtiming::pass_timing_threshold(config)) { ... }
 std::optional<double> pass_timing_threshold(const PassConfig& config,
                                             const Environment& env = Environment::process());
+
+/// The settings of a TileLang compile: nullopt when timing is off for
+/// `config` and `env` (pass_timing_threshold()), else its threshold with the
+/// files and metrics of PASSTIMING_PROFILE, PASSTIMING_EVENTS and
+/// PASSTIMING_METRICS (read_settings(), `%n` = `compile`).
+std::optional<Settings> tilelang_settings(const PassConfig& config,
+                                          const Environment& env = Environment::process(),
+                                          unsigned long compile = 0);
 
 }  // namespace passtiming

@@ -37,38 +37,27 @@ class PreservedAnalyses;
 
 namespace passtiming::llvm {
 
-/// What the instrument records besides passes.
-struct InstrumentOptions {
-  /// Rows whose inclusive time is under this many milliseconds are hidden in
-  /// the report (0 shows every pass).
-  double threshold_ms = 0.0;
-  /// Analyses run on demand inside passes become records too (nested under
-  /// the pass that asked for them), so a pass's self time excludes them.
-  bool record_analyses = false;
-  /// The section's context label ("" for none).
-  std::string context;
-  /// Receives every raw event, the section's opening included (not owned).
-  EventObserver* observer = nullptr;
-  /// Recorded per pass execution besides wall time (none by default: then
-  /// the callbacks read nothing but the clock).
-  MetricSet metrics;
-  /// Where `cpu`, `rss` and `instructions` are read; null: the process's
-  /// system sampler (shared_metric_sampler()). `ir` is counted here.
-  std::shared_ptr<MetricSampler> sampler;
-};
-
 /// Times every pass execution of the pipelines that use the callbacks it is
 /// registered on. Like LLVM's own TimePassesHandler it serves one pipeline at
 /// a time on one thread. No callback ever throws: an internal failure (out of
 /// memory) stops the timing with one message and the compile goes on.
 ///
-///     passtiming::llvm::PassTiming timing;
+/// It records into a Recorder: one of a CompileSession's sections (what the
+/// pass plugin does), or one of its own made from Settings (threshold,
+/// context, metrics, record_analyses).
+///
+///     passtiming::llvm::PassTiming timing({.threshold_ms = 1.0});
 ///     timing.register_callbacks(pic);  // before PassBuilder pb(tm, pto, pgo, &pic) runs
 ///     mpm.run(module, mam);
 ///     std::string text = timing.recorder().report();
 class PassTiming {
  public:
-  explicit PassTiming(InstrumentOptions options = {},
+  /// Records into `recorder` (a CompileSession's section), which it opens.
+  /// Analyses run inside passes become records too (nested under the pass
+  /// that asked for them) when its settings say record_analyses.
+  explicit PassTiming(std::shared_ptr<Recorder> recorder);
+  /// Records into a recorder of its own made from `settings`.
+  explicit PassTiming(const Settings& settings = {},
                       std::shared_ptr<const Clock> clock = steady_clock());
   PassTiming(const PassTiming&) = delete;
   PassTiming& operator=(const PassTiming&) = delete;
@@ -89,15 +78,16 @@ class PassTiming {
   /// The recorder: the records so far (frames still running are not records
   /// yet), the report, the profile, the metrics. Not to be read while a
   /// pipeline runs on another thread.
-  Recorder& recorder() { return recorder_; }
-  const Recorder& recorder() const { return recorder_; }
-  /// Ends the section: discards (with a warning naming them) the frames of
-  /// passes that never finished, and returns the records. Later callbacks
-  /// start a fresh section.
-  Section finish();
+  Recorder& recorder() { return *recorder_; }
+  const Recorder& recorder() const { return *recorder_; }
+  /// Ends the section, once: discards (with a warning naming them) the
+  /// frames of passes that never finished, tells the recorder's listener
+  /// (the session writes its files), and returns the records. Callbacks
+  /// arriving later are ignored.
+  const Section& finish();
 
   /// True once an internal failure has stopped the timing.
-  bool stopped() const { return stopped_; }
+  bool stopped() const { return stopped_ && !finished_; }
 
   /// The callbacks themselves, public for benchmarks and embedders that
   /// dispatch events their own way. `ir` is the `llvm::Any` LLVM passes.
@@ -119,17 +109,20 @@ class PassTiming {
   void stop(const char* what) noexcept;
   /// The clock, read inline when it is the process's steady clock.
   Nanoseconds now() const noexcept {
-    return steady_ ? SteadyClock::read() : recorder_.clock().now_ns();
+    return steady_ ? SteadyClock::read() : recorder_->clock().now_ns();
   }
-  TimingStateMachine& state() noexcept { return recorder_.machine(); }
+  TimingStateMachine& state() noexcept { return *machine_; }
 
-  InstrumentOptions options_;
   /// The recorder's clock is steady_clock(), whose type is SteadyClock.
   bool steady_ = false;
   bool stopped_ = false;
   /// Metric `ir` is recorded: the one test the callbacks add for metrics.
   bool count_ir_ = false;
-  Recorder recorder_;
+  bool finished_ = false;
+  std::shared_ptr<Recorder> recorder_;
+  /// The recorder's machine, read by every callback without the recorder's
+  /// indirection.
+  TimingStateMachine* machine_;
   std::string scratch_label_;
   std::vector<std::string_view> scratch_symbols_;
 };

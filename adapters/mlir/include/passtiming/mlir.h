@@ -33,26 +33,6 @@ class PassManager;
 
 namespace passtiming::mlir {
 
-/// How the MLIR instrumentation reports: the core's options.
-struct Options {
-  /// Rows whose inclusive time is under this many milliseconds are hidden in
-  /// the report (0 shows every pass). Must be finite and not negative.
-  double threshold_ms = 0.0;
-  /// The section's context label ("" for none), printed as `Context: ...`.
-  std::string context;
-  /// The time source; tests inject a ManualClock.
-  std::shared_ptr<const Clock> clock = steady_clock();
-  /// Receives every raw event as well (not owned; null for none). Called
-  /// while the adapter's lock is held, from MLIR's threads.
-  EventObserver* observer = nullptr;
-  /// Recorded per pass execution besides wall time (none by default).
-  MetricSet metrics;
-  /// Where `cpu`, `rss` and `instructions` are read, on the thread that runs
-  /// the pass; null: the process's system sampler (shared_metric_sampler()).
-  /// `ir` is counted by the adapter.
-  std::shared_ptr<MetricSampler> sampler;
-};
-
 namespace detail {
 class CallbackTranslator;
 }
@@ -60,15 +40,22 @@ class CallbackTranslator;
 /// Collects the passes of every pass manager it is enabled on into one
 /// section. Thread-safe: MLIR calls it from its worker threads.
 ///
+/// It records into a Recorder: a CompileSession's section (what
+/// passtiming-mlir-opt does), or one of its own made from Settings.
+///
 ///     passtiming::mlir::PassTiming timing({.threshold_ms = 1.0});
 ///     timing.enable(pm);            // pm: an mlir::PassManager
 ///     (void)pm.run(module);
 ///     timing.recorder().print_report();
 class PassTiming {
  public:
-  /// Throws ConfigError (a std::invalid_argument) for a negative or
-  /// non-finite threshold.
-  explicit PassTiming(Options options = {});
+  /// Records into `recorder` (a CompileSession's section), which it opens.
+  explicit PassTiming(std::shared_ptr<Recorder> recorder);
+  /// Records into a recorder of its own made from `settings` (threshold,
+  /// context, metrics) and `clock`. Throws ConfigError (a
+  /// std::invalid_argument) for a negative or non-finite threshold.
+  explicit PassTiming(const Settings& settings = {},
+                      std::shared_ptr<const Clock> clock = steady_clock());
   ~PassTiming();
   PassTiming(const PassTiming&) = delete;
   PassTiming& operator=(const PassTiming&) = delete;
@@ -79,8 +66,8 @@ class PassTiming {
 
   /// Ends the section: passes still running (a crash was caught, a pass
   /// manager was abandoned) are named in a "Discarding N incomplete pass
-  /// timing frame(s)" warning; callbacks arriving later are ignored.
-  /// Idempotent.
+  /// timing frame(s)" warning, and the recorder's listener (its session) is
+  /// told; callbacks arriving later are ignored. Idempotent.
   void finish();
 
   /// The recorder: the section numbered in pass-tree order, the report
@@ -94,9 +81,11 @@ class PassTiming {
   std::shared_ptr<detail::CallbackTranslator> translator_;
 };
 
-/// The one call: a new PassTiming enabled on `pm`.
+/// The one call: a new PassTiming over `recorder` (null: a recorder of its
+/// own with the defaults), enabled on `pm`.
 ///
-///     auto timing = passtiming::mlir::enable_pass_timing(pm, {.threshold_ms = 0.5});
-std::shared_ptr<PassTiming> enable_pass_timing(::mlir::PassManager& pm, Options options = {});
+///     auto timing = passtiming::mlir::enable_pass_timing(pm, session.new_section());
+std::shared_ptr<PassTiming> enable_pass_timing(::mlir::PassManager& pm,
+                                               std::shared_ptr<Recorder> recorder = nullptr);
 
 }  // namespace passtiming::mlir

@@ -1,4 +1,4 @@
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/path_pattern.h"
 
 #include <unistd.h>
 
@@ -42,21 +42,6 @@ std::string expand_path_pattern(std::string_view pattern, long pid, unsigned lon
 unsigned long next_compile_number() noexcept {
   static std::atomic<unsigned long> next{0};
   return next.fetch_add(1, std::memory_order_relaxed);
-}
-
-OutputSettings OutputSettings::from_environment(const Environment& env, unsigned long compile) {
-  auto read = [&](std::string_view name) -> std::optional<std::string> {
-    std::optional<std::string> value = env.get(name);
-    if (!value || value->empty()) return std::nullopt;
-    return expand_path_pattern(*value, static_cast<long>(::getpid()), compile);
-  };
-  OutputSettings settings;
-  settings.profile_path = read(kProfileSetting.environment);
-  settings.events_path = read(kEventsSetting.environment);
-  if (std::optional<std::string> metrics = env.get(kMetricsSetting.environment)) {
-    settings.metrics = parse_metrics(*metrics, kMetricsSetting.environment);
-  }
-  return settings;
 }
 
 }  // namespace passtiming

@@ -1,16 +1,12 @@
 #pragma once
 /// \file
-/// Where a compile's timing goes besides the log: a JSON profile written when
-/// the session ends (PASSTIMING_PROFILE) and an event log streamed while it
-/// runs (PASSTIMING_EVENTS). Every event source reads the same two settings.
+/// The placeholders of the paths a compile writes (`%p`, `%n`, `%%`), so
+/// that parallel and successive compiles write separate files.
 
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "passtiming/engine/metrics.h"
-#include "passtiming/recorder/settings.h"
 
 namespace passtiming {
 
@@ -41,22 +37,5 @@ std::string expand_path_pattern(std::string_view pattern, long pid, unsigned lon
 /// source that compiles many times in one process (TileLang, the Python
 /// instruments) gives `%n`. Thread-safe.
 unsigned long next_compile_number() noexcept;
-
-/// What one compile session records besides wall time, and the files it
-/// writes; unset (or empty) means none.
-///
-///     auto outputs = passtiming::OutputSettings::from_environment(Environment::process());
-///     if (outputs.profile_path) { ... }
-struct OutputSettings {
-  std::optional<std::string> profile_path;  ///< JSON profile, written at the end
-  std::optional<std::string> events_path;   ///< JSON Lines event log, streamed
-  MetricSet metrics;                        ///< recorded per pass (metrics.h)
-
-  /// Reads PASSTIMING_PROFILE and PASSTIMING_EVENTS from `env`, expanding
-  /// `%p` to this process's id and `%n` to `compile`, and PASSTIMING_METRICS
-  /// (a ConfigError naming it for an unknown metric).
-  static OutputSettings from_environment(const Environment& env = Environment::process(),
-                                         unsigned long compile = 0);
-};
 
 }  // namespace passtiming

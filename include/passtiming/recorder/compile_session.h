@@ -1,0 +1,138 @@
+#pragma once
+/// \file
+/// A compile session: the home of one timed compile's outputs. It is made
+/// from one Settings (settings.h) and owns what every source used to set up
+/// by hand: the metric sampler, the event log, the sections (one Recorder
+/// each) and the files, written once by finish(), also at process exit.
+/// A source keeps only the translation of its framework's callbacks
+/// (docs/architecture.md).
+///
+///     passtiming::CompileSession session(passtiming::read_settings({}));
+///     std::shared_ptr<passtiming::Recorder> lower = session.new_section("stage=lower");
+///     lower->enter_pass_ctx(); ... lower->exit_pass_ctx();
+///     session.finish();  // the report, the JSON profile, the event log closed
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "passtiming/engine/clock.h"
+#include "passtiming/engine/metric_sampler.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/recorder/recorder.h"
+#include "passtiming/recorder/settings.h"
+
+namespace passtiming {
+
+class EventLogWriter;
+
+/// Times one compile into sections and writes what its Settings ask for:
+///
+/// - the report: on `tilelang.pass_timing` (ReportTarget::log), on stderr,
+///   into a file holding every section's report, or nowhere;
+/// - the JSON profile of every section;
+/// - the event log, opened now and streamed by every section.
+///
+/// By default everything is written by finish(). With
+/// Settings::write_each_section, each section's report is written when its
+/// context closes, and the profile is rewritten with every section so far;
+/// finish() then closes what is still open and the event log.
+///
+/// A file that cannot be written never throws out of finish() and never
+/// stops the compile: it is one message naming the file and its setting,
+/// and finish() returns false. The message goes on stderr ("passtiming:
+/// SETTING: …") when the report goes to stderr or a file (a command-line
+/// host), else on the logger `tilelang.pass_timing`.
+class CompileSession {
+ public:
+  /// Opens the event log when `settings.events` names one. `sampler` reads
+  /// the metrics (null: the system's, shared_metric_sampler()). Throws
+  /// ConfigError naming the events setting and the file when the log cannot
+  /// be created: the host decides whether the compile goes on untimed.
+  explicit CompileSession(Settings settings, std::shared_ptr<const Clock> clock = steady_clock(),
+                          std::shared_ptr<MetricSampler> sampler = nullptr);
+  CompileSession(const CompileSession&) = delete;
+  CompileSession& operator=(const CompileSession&) = delete;
+  /// finish(), unless it already ran. Never throws.
+  ~CompileSession();
+
+  /// A new section for the next context, labelled `context`: a recorder
+  /// with the session's threshold, clock, metrics and event log. Sections
+  /// are kept in creation order. Thread-safe: threads compiling at once each
+  /// take their own section, and each must drive only its own.
+  std::shared_ptr<Recorder> new_section(std::string context);
+  /// new_section() labelled with Settings::context.
+  std::shared_ptr<Recorder> new_section() { return new_section(settings_.context); }
+
+  const Settings& settings() const { return settings_; }
+  double threshold_ms() const { return settings_.threshold_ms; }
+  /// What the sections record besides wall time: the metrics recorded and
+  /// those the machine cannot give, with the reason.
+  const ProfileMetrics& metrics() const { return metrics_; }
+  /// The number of sections so far.
+  std::size_t section_count() const;
+
+  /// Every section so far, with the process's metadata taken when the
+  /// session started. Not to be read while a section records on another
+  /// thread.
+  Profile profile() const;
+  /// Every section's report, in the order the contexts ran, joined by an
+  /// empty line.
+  std::string report() const;
+
+  /// Ends the session, once: closes the contexts still open (their running
+  /// passes are discarded with a warning), writes the report (unless each
+  /// section already wrote its own) and the profile, and closes the event
+  /// log; the sections stop reporting to the log and the session. Later
+  /// calls do nothing and return true. Returns false when a file could not
+  /// be written. Never throws.
+  bool finish() noexcept;
+  /// finish() without the report, for a host that renders and logs the
+  /// report itself (Python's TileLang tool).
+  bool close_outputs() noexcept;
+  /// Has finish() (or close_outputs()) run at process exit, and on the
+  /// fatal signals of hosts that report them (finish_all()), when the
+  /// compile never got there: a compile that stops half-way still writes
+  /// what completed. The session must then live until the process ends or
+  /// it finishes.
+  void finish_at_exit();
+  /// Finishes every session registered by finish_at_exit() that has not
+  /// finished; the process-exit and crash hook. Never throws.
+  static void finish_all() noexcept;
+
+ private:
+  /// A section's context closed: with write_each_section, its report and
+  /// the profile so far are written.
+  void section_closed(const Recorder& section) noexcept;
+  bool end(bool with_report) noexcept;
+  /// Writes `report` where the settings send it; false on failure.
+  bool write_report(const std::string& report) noexcept;
+  bool write_profile() noexcept;
+  /// One message about a file of the session, on the report's channel.
+  void complain(const std::string& message) const noexcept;
+
+  Settings settings_;
+  std::shared_ptr<const Clock> clock_;
+  /// The sampler the sections read: the one given, else the process's,
+  /// held for the session's life.
+  std::shared_ptr<MetricSampler> sampler_;
+  /// The sampler given to the constructor, handed to every section (null:
+  /// the sections take the process's too).
+  std::shared_ptr<MetricSampler> given_sampler_;
+  ProfileMetrics metrics_;
+  ProfileMetadata metadata_;
+  std::unique_ptr<EventLogWriter> events_;
+  /// Serialises the sections' events into `events_`: sections on different
+  /// threads share one log, which is not thread-safe.
+  std::unique_ptr<EventObserver> serialized_events_;
+  std::vector<std::shared_ptr<Recorder>> sections_;
+  /// Every report written to Settings::report_file so far.
+  std::string report_file_text_;
+  bool finished_ = false;
+  /// Guards the sections, the report file's text and `finished_`. Recursive:
+  /// a section closed by finish() reports back under it.
+  mutable std::recursive_mutex mutex_;
+};
+
+}  // namespace passtiming

@@ -1,0 +1,276 @@
+#include "passtiming/recorder/compile_session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "passtiming/engine/errors.h"
+#include "passtiming/engine/logging.h"
+#include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/output_file.h"
+#include "passtiming/formats/profile_io.h"
+#include "passtiming/formats/profile_json.h"
+#include "passtiming/formats/report.h"
+
+namespace passtiming {
+namespace {
+
+/// Hands events to the session's log one at a time: sections on different
+/// threads share one EventLogWriter, which is not thread-safe. Only sessions
+/// with an event log pay for the lock.
+class SerializedObserver final : public EventObserver {
+ public:
+  explicit SerializedObserver(EventObserver& target) : target_(target) {}
+  void on_event(const ObservedEvent& event) noexcept override {
+    std::lock_guard lock(mutex_);
+    target_.on_event(event);
+  }
+
+ private:
+  std::mutex mutex_;
+  EventObserver& target_;
+};
+
+/// The sessions finish_at_exit() registered and that have not finished.
+struct ExitRegistry {
+  std::mutex mutex;
+  std::vector<CompileSession*> sessions;
+  bool hook_installed = false;
+};
+
+ExitRegistry& exit_registry() {
+  // Never destroyed: the exit hook may run after static destructors.
+  static ExitRegistry* registry = new ExitRegistry();
+  return *registry;
+}
+
+void unregister_at_exit(CompileSession* session) noexcept {
+  ExitRegistry& registry = exit_registry();
+  std::lock_guard lock(registry.mutex);
+  std::erase(registry.sessions, session);
+}
+
+void write_to_stderr(const std::string& text) noexcept {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+CompileSession::CompileSession(Settings settings, std::shared_ptr<const Clock> clock,
+                               std::shared_ptr<MetricSampler> sampler)
+    : settings_(std::move(settings)), clock_(clock ? std::move(clock) : steady_clock()) {
+  if (!settings_.metrics.empty()) {
+    if (sampler) {
+      sampler_ = std::move(sampler);
+      given_sampler_ = sampler_;
+      metrics_.recorded = settings_.metrics;
+    } else {
+      // The process's sampler for the set, held for the session's life, so
+      // that the files and every section agree on what is unavailable.
+      std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(settings_.metrics);
+      metrics_ = system->metrics();
+      sampler_ = std::move(system);
+    }
+  }
+  metadata_ = current_process_metadata();
+  if (!settings_.events) return;
+  try {
+    events_ = EventLogWriter::open(settings_.events->path, metadata_, metrics_);
+  } catch (const std::exception& e) {
+    throw ConfigError(fmt::format("{}: {}", settings_.events->setting, e.what()));
+  }
+  serialized_events_ = std::make_unique<SerializedObserver>(*events_);
+}
+
+CompileSession::~CompileSession() {
+  finish();
+  unregister_at_exit(this);
+}
+
+std::shared_ptr<Recorder> CompileSession::new_section(std::string context) {
+  Settings recording = settings_;
+  recording.context = std::move(context);
+  // Without a sampler of its own the recorder takes the process's for the
+  // set, the one this session holds: both say the same about the metrics.
+  auto section = std::make_shared<Recorder>(recording, clock_, given_sampler_);
+  std::lock_guard lock(mutex_);
+  if (!finished_) {
+    if (serialized_events_) section->set_observer(serialized_events_.get());
+    if (settings_.write_each_section) {
+      section->set_close_listener([this](const Recorder& closed) { section_closed(closed); });
+    }
+  }
+  sections_.push_back(section);
+  return section;
+}
+
+std::size_t CompileSession::section_count() const {
+  std::lock_guard lock(mutex_);
+  return sections_.size();
+}
+
+Profile CompileSession::profile() const {
+  std::lock_guard lock(mutex_);
+  Profile profile;
+  profile.metadata = metadata_;
+  profile.metrics = metrics_;
+  profile.sections.reserve(sections_.size());
+  for (const auto& section : sections_) {
+    profile.sections.push_back(section->section());
+    profile.sections.back().context = section->context_label();
+  }
+  return profile;
+}
+
+std::string CompileSession::report() const {
+  return render_session_report(profile(), settings_.threshold_ms);
+}
+
+void CompileSession::section_closed(const Recorder& section) noexcept {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  try {
+    // Rendered only when it goes somewhere: it sorts every record.
+    if (settings_.report != ReportTarget::off) {
+      std::optional<std::string_view> context;
+      if (!section.context_label().empty()) context = section.context_label();
+      write_report(section.report(context));
+    }
+  } catch (const std::exception& e) {
+    complain(fmt::format("cannot write the pass timing report: {}", e.what()));
+  }
+  write_profile();
+}
+
+bool CompileSession::finish() noexcept {
+  return end(/*with_report=*/true);
+}
+
+bool CompileSession::close_outputs() noexcept {
+  return end(/*with_report=*/false);
+}
+
+bool CompileSession::end(bool with_report) noexcept {
+  std::unique_lock lock(mutex_);
+  if (finished_) return true;
+  bool ok = true;
+  try {
+    // Contexts still open close now; with write_each_section each writes
+    // its report and the profile as it closes.
+    for (const auto& section : sections_) {
+      if (section->in_context()) section->finish_context();
+    }
+  } catch (const std::exception& e) {
+    complain(fmt::format("cannot close the pass timing sections: {}", e.what()));
+    ok = false;
+  }
+  finished_ = true;
+  for (const auto& section : sections_) {
+    // Sections may outlive the session inside a host's context: they stop
+    // reporting to it and to the log before those go away.
+    section->set_close_listener(nullptr);
+    section->set_observer(nullptr);
+  }
+  if (!settings_.write_each_section) {
+    if (with_report && settings_.report != ReportTarget::off) {
+      try {
+        ok = write_report(report()) && ok;
+      } catch (const std::exception& e) {
+        complain(fmt::format("cannot build the pass timing report: {}", e.what()));
+        ok = false;
+      }
+    }
+    ok = write_profile() && ok;
+  }
+  if (events_ && !events_->close()) ok = false;
+  lock.unlock();
+  unregister_at_exit(this);
+  return ok;
+}
+
+bool CompileSession::write_report(const std::string& report) noexcept {
+  try {
+    switch (settings_.report) {
+      case ReportTarget::log: get_logger(kTimingLoggerName).info("\n" + report); break;
+      case ReportTarget::standard_error: write_to_stderr(report + "\n"); break;
+      case ReportTarget::file:
+        if (!settings_.report_file) break;
+        if (!report_file_text_.empty()) report_file_text_ += "\n\n";
+        report_file_text_ += report;
+        try {
+          write_file_atomically(settings_.report_file->path, report_file_text_ + "\n");
+        } catch (const std::exception& e) {
+          complain(fmt::format("{}: {}", settings_.report_file->setting, e.what()));
+          return false;
+        }
+        break;
+      case ReportTarget::off: break;
+    }
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
+bool CompileSession::write_profile() noexcept {
+  if (!settings_.profile) return true;
+  try {
+    write_profile_file(profile(), settings_.profile->path);
+    return true;
+  } catch (const std::exception& e) {
+    complain(fmt::format("{}: {}", settings_.profile->setting, e.what()));
+  } catch (...) {
+    complain(fmt::format("{}: cannot write the profile", settings_.profile->setting));
+  }
+  return false;
+}
+
+void CompileSession::complain(const std::string& message) const noexcept {
+  try {
+    // A command-line host (its report on stderr or in a file) says it on
+    // stderr; a host that reports on the log, or renders the report itself,
+    // says it on the log, where its user looks.
+    if (settings_.report == ReportTarget::standard_error ||
+        settings_.report == ReportTarget::file) {
+      write_to_stderr(fmt::format("passtiming: {}\n", message));
+    } else {
+      get_logger(kTimingLoggerName).error(message);
+    }
+  } catch (...) {
+  }
+}
+
+void CompileSession::finish_at_exit() {
+  ExitRegistry& registry = exit_registry();
+  std::lock_guard lock(registry.mutex);
+  if (!registry.hook_installed) {
+    // What the hook uses is constructed first, so it is still alive when
+    // the hook runs (exit handlers run in reverse order of registration).
+    get_logger(kTimingLoggerName);
+    steady_clock();
+    if (std::atexit([] { CompileSession::finish_all(); }) != 0) {
+      throw std::runtime_error("cannot install the process-exit hook");
+    }
+    registry.hook_installed = true;
+  }
+  if (std::find(registry.sessions.begin(), registry.sessions.end(), this) ==
+      registry.sessions.end()) {
+    registry.sessions.push_back(this);
+  }
+}
+
+void CompileSession::finish_all() noexcept {
+  std::vector<CompileSession*> sessions;
+  {
+    ExitRegistry& registry = exit_registry();
+    std::lock_guard lock(registry.mutex);
+    sessions = registry.sessions;
+  }
+  for (CompileSession* session : sessions) session->finish();
+}
+
+}  // namespace passtiming
