@@ -1,6 +1,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,22 +74,37 @@ void bind_timing_instrument(py::module_& m) {
       "Per-pass timing instrument for tilelang compilation pipelines.\n\n"
       "threshold_ms: only show passes whose inclusive duration meets this threshold (ms);\n"
       "0.0 shows all passes. clock: a Clock to read instead of the steady clock (tests).")
-      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock, py::object metrics) {
-             const std::optional<MetricSet> asked =
-                 metrics_option(metrics, "TileLangPassTimingInstrument: metrics");
-             // PASSTIMING_PROFILE, PASSTIMING_EVENTS and PASSTIMING_METRICS, as every
-             // source honours them; the metrics option replaces the last.
-             Settings settings = read_file_settings({.compile = next_compile_number()},
-                                                    {.threshold_ms = threshold_ms});
-             if (asked) settings.metrics = *asked;
-             auto callbacks =
-                 std::make_shared<TimingCallbacks>(TileLangPassTimingInstrument::with_files(
-                     std::move(settings), clock_or_default(std::move(clock))));
+      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock, py::object metrics,
+                       py::object section) {
+             std::shared_ptr<TimingCallbacks> callbacks;
+             if (!section.is_none()) {
+               // A section of a compile session (passtiming.tilelang's tool):
+               // its files are the session's.
+               callbacks = std::make_shared<TimingCallbacks>(section.cast<TimingCallbacks&>());
+             } else {
+               const std::optional<MetricSet> asked =
+                   metrics_option(metrics, "TileLangPassTimingInstrument: metrics");
+               // PASSTIMING_PROFILE, PASSTIMING_EVENTS and PASSTIMING_METRICS, as every
+               // source honours them; the metrics option replaces the last.
+               Settings settings = read_file_settings({.compile = next_compile_number()},
+                                                      {.threshold_ms = threshold_ms});
+               if (asked) settings.metrics = *asked;
+               callbacks =
+                   std::make_shared<TimingCallbacks>(TileLangPassTimingInstrument::with_files(
+                       std::move(settings), clock_or_default(std::move(clock))));
+             }
              py::object instrument = make_timing_pass_instrument(callbacks);
              return InstrumentWrapper{std::move(callbacks), std::move(instrument)};
            }),
            py::arg("threshold_ms") = 0.0, py::kw_only(), py::arg("clock") = nullptr,
-           py::arg("metrics") = py::none())
+           py::arg("metrics") = py::none(), py::arg("_timing") = py::none())
+      .def_property_readonly(
+          "_sink_address",
+          [](const InstrumentWrapper& self) {
+            return reinterpret_cast<std::uintptr_t>(&self.callbacks->events);
+          },
+          "Address of the std::shared_ptr<PassEventSink> a native instrument (the TVM "
+          "adapter's) copies: its events land in these records.")
       .def_property_readonly(
           "instrument", [](const InstrumentWrapper& self) { return self.instrument; },
           "The pass instrument to add to a PassContext.")

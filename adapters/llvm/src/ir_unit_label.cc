@@ -10,7 +10,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
-#include "passtiming/host/ir_module.h"
+#include "passtiming/engine/kernel_label.h"
 #include "passtiming/llvm.h"
 
 namespace passtiming::llvm {

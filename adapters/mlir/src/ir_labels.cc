@@ -8,7 +8,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
-#include "passtiming/host/ir_module.h"
+#include "passtiming/engine/kernel_label.h"
 
 namespace passtiming::mlir::detail {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "object_fields.h"
-#include "passtiming/host/ir_module.h"
+#include "passtiming/engine/kernel_label.h"
 #include "passtiming/tvm.h"
 
 namespace passtiming::tvm {

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "passtiming/engine/kernel_label.h"
+
 namespace passtiming {
 
 /// A function of a module. `global_symbol` is its linkage name (TVM's
@@ -19,11 +21,6 @@ struct Function {
   /// The symbol when there is one, else the name.
   std::string_view symbol() const { return global_symbol.empty() ? name : global_symbol; }
 };
-
-/// The label of an IR unit made of functions with the given symbols: "" for
-/// none, the symbol for one, `FIRST +N more` for several, N counting the other
-/// distinct symbols. Never throws.
-std::string kernel_label(const std::vector<std::string_view>& symbols) noexcept;
 
 /// A module of functions. Its kernel label is computed once and kept until
 /// the functions change, so instruments read it at no cost per pass.

@@ -24,13 +24,11 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import logging
 import pathlib
 import threading
 
-from . import PassTimingRecord, _passtiming
+from . import _passtiming
 
-logger = logging.getLogger("tilelang.pass_timing")
 
 _LIBRARY = pathlib.Path(__file__).with_name("libpasstiming_tvm.so")
 _CONSTRUCTOR = "instrument.PassInstrument"
@@ -106,77 +104,33 @@ def ir_structural_hash(mod) -> int | None:
     return tvm_ffi.get_global_func("passtiming.tvm.ir_structural_hash")(mod)
 
 
-class TileLangPassTimingInstrument:
+class TileLangPassTimingInstrument(_passtiming.TileLangPassTimingInstrument):
     """Per-pass timing instrument for tilelang compilation pipelines.
 
-    The seed's class, with the seed's behaviour: ``threshold_ms`` hides the
-    passes faster than it from the report (0.0 shows all, and any float is
-    taken as the seed takes it). ``instrument`` is a native TVM
-    ``PassInstrument``, always the same object; it holds the callback state
-    and never this wrapper.
+    The seed's class, ``passtiming.TileLangPassTimingInstrument``, on real
+    TVM: the same records, report and files, and ``instrument`` is a native
+    TVM ``PassInstrument``, always the same object; it holds the callback
+    state and never this wrapper. ``threshold_ms`` hides the passes faster
+    than it from the report (0.0 shows all, and any float is taken as the
+    seed takes it).
     """
 
     def __init__(self, threshold_ms: float = 0.0, *, clock=None, metrics=None, _timing=None):
-        self._threshold_ms = float(threshold_ms)
-        if _timing is None:
-            # On its own (not a section of a TileLang compile), the instrument
-            # writes PASSTIMING_PROFILE and PASSTIMING_EVENTS itself, and
-            # records PASSTIMING_METRICS unless `metrics` is given.
-            metrics = _passtiming._metrics_option(metrics, "TileLangPassTimingInstrument: metrics")
-            _timing = _passtiming._EventTiming(
-                threshold_ms=self._threshold_ms,
-                clock=clock,
-                files_from_environment=True,
-                metrics=metrics,
-            )
-        self._timing = _timing
-        self._instrument = _native()(self._timing.sink_address, "TileLangPassTimingInstrument")
+        # On its own (not a section of a TileLang compile), the instrument
+        # writes PASSTIMING_PROFILE and PASSTIMING_EVENTS itself, and records
+        # PASSTIMING_METRICS unless `metrics` is given.
+        super().__init__(float(threshold_ms), clock=clock, metrics=metrics, _timing=_timing)
+        self._native_instrument = _native()(self._sink_address, "TileLangPassTimingInstrument")
 
     @property
     def instrument(self):
         """The underlying TVM PassInstrument to add to ``PassContext``."""
-        return self._instrument
-
-    @property
-    def threshold_ms(self) -> float:
-        return self._threshold_ms
-
-    @property
-    def records(self) -> list[PassTimingRecord]:
-        """The completed records of the last PassContext, sorted by sequence."""
-        return self._timing.records
-
-    @property
-    def record_metrics(self) -> list[dict]:
-        """The metrics of each record, in the order of ``records``: dicts with
-        the profile's members (``cpu_ns``, ``cpu_self_ns``, ``rss_start_bytes``,
-        ``rss_end_bytes``, ``rss_peak_bytes``, ``ir_before``, ``ir_after``,
-        ``ir_changed``, ``instructions``, ``instructions_self``), each present
-        only when measured."""
-        return self._timing.record_metrics
-
-    @property
-    def metrics(self) -> dict:
-        """``{"recorded": (names...), "unavailable": {name: reason}}``."""
-        return self._timing.metrics
-
-    @property
-    def total_duration_s(self) -> float:
-        """Sum of the top-level passes' inclusive durations (s)."""
-        return self._timing.total_duration_s
-
-    def report(self, context: str | None = None) -> str:
-        """Generate a formatted timing report string."""
-        return self._timing.report(str(context) if context else None)
-
-    def print_report(self, context: str | None = None):
-        """Print the timing report to the logger."""
-        logger.info("\n%s", self.report(context=context))
+        return self._native_instrument
 
     def __repr__(self):
         return (
-            f"<passtiming.tvm.TileLangPassTimingInstrument threshold_ms={self._threshold_ms!r} "
-            f"records={self._timing.record_count}>"
+            f"<passtiming.tvm.TileLangPassTimingInstrument threshold_ms={self.threshold_ms!r} "
+            f"records={len(self.records)}>"
         )
 
 

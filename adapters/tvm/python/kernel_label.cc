@@ -1,7 +1,8 @@
+#include "passtiming/engine/kernel_label.h"
+
 #include <vector>
 
 #include "bindings.h"
-#include "passtiming/host/ir_module.h"
 
 namespace passtiming::python {
 namespace {
