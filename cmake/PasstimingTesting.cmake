@@ -1,6 +1,7 @@
-# passtiming_add_test(NAME SOURCES... [LIBS libs...] [SERIAL filter]): one
-# GoogleTest binary, registered with CTest test by test. Every test sees the
-# shared helpers of tests/ (test_support.h, profile_fixtures.h) and, as
+# passtiming_add_test(NAME SOURCES... [ROOM room] [LIBS libs...] [SERIAL filter]):
+# one GoogleTest binary, registered with CTest test by test. Every test sees
+# the shared helpers of tests/ (test_support.h and profile_fixtures.h, which
+# reach only the engine; host_support.h, for the tests of the host) and, as
 # PASSTIMING_GOLDEN_DIR, the golden files of tests/golden. The tests matching
 # the GoogleTest filter SERIAL run with nothing else beside them (RUN_SERIAL):
 # those that compare two clocks over the same work, which a browser or a

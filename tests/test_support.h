@@ -1,15 +1,19 @@
 #pragma once
 /// \file
-/// Helpers shared by the core tests: golden files, a log capture, and
-/// pipelines of named passes.
+/// Helpers shared by the core tests of every room: files, golden files, the
+/// spec's example event log and a log capture. It reaches nothing above the
+/// engine, so a test of any room may include it; the host's helpers (named
+/// passes, a live compile session) are in host_support.h.
 
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "passtiming/engine/logging.h"
-#include "passtiming/host/pass.h"
+#include "passtiming/engine/metrics.h"
+#include "passtiming/engine/timing_state.h"
 
 namespace passtiming::testing {
 
@@ -35,6 +39,47 @@ inline constexpr const char* kSpecExampleEvents =
 inline std::string golden(const std::string& name) {
   return read_file(std::string(PASSTIMING_GOLDEN_DIR) + "/" + name);
 }
+
+/// The set of `metrics`: `set_of({Metric::cpu, Metric::rss})`.
+inline MetricSet set_of(std::initializer_list<Metric> metrics) {
+  MetricSet set;
+  for (Metric m : metrics) set.insert(m);
+  return set;
+}
+
+/// Hands an observer (an EventLogWriter) raw events one call each, as the
+/// state machine does:
+///
+///     Events to{*log};
+///     to.enter(0, "stage=lower");
+///     to.before(10, "tl.Simplify", "matmul");
+///     to.after(30, "tl.Simplify");
+struct Events {
+  EventObserver& observer;
+  void enter(Nanoseconds t, std::string_view context) const {
+    observer.on_event({.kind = ObservedEvent::Kind::enter, .t = t, .context = context});
+  }
+  void before(Nanoseconds t, std::string_view pass, std::string_view kernel = {},
+              ThreadKey thread = 0) const {
+    observer.on_event({.kind = ObservedEvent::Kind::before,
+                       .t = t,
+                       .pass = pass,
+                       .kernel = kernel,
+                       .thread = thread});
+  }
+  void after(Nanoseconds t, std::string_view pass, ThreadKey thread = 0) const {
+    observer.on_event({.kind = ObservedEvent::Kind::after, .t = t, .pass = pass, .thread = thread});
+  }
+  void skip(Nanoseconds t, std::string_view pass, std::string_view kernel = {},
+            ThreadKey thread = 0) const {
+    observer.on_event({.kind = ObservedEvent::Kind::skip,
+                       .t = t,
+                       .pass = pass,
+                       .kernel = kernel,
+                       .thread = thread});
+  }
+  void exit(Nanoseconds t) const { observer.on_event({.kind = ObservedEvent::Kind::exit, .t = t}); }
+};
 
 /// Captures what the `tilelang.pass_timing` logger (or another) receives for
 /// the capture's lifetime.
@@ -64,15 +109,5 @@ class LogCapture {
  private:
   Logger& logger_;
 };
-
-/// A module pass that does nothing but call `body` (for timing tests).
-inline PassPtr named_pass(std::string name, std::function<void()> body = {}) {
-  return make_module_pass(
-      [body](IRModule m, PassContext&) {
-        if (body) body();
-        return m;
-      },
-      PassInfo{std::move(name), 0, {}});
-}
 
 }  // namespace passtiming::testing

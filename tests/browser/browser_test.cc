@@ -26,7 +26,8 @@ using ::passtiming::testing::kMicro;
 using ::passtiming::testing::kMilli;
 using ::passtiming::testing::metrics_profile;
 using ::passtiming::testing::pipeline_profile;
-using ::passtiming::testing::timed_pass;
+using ::passtiming::testing::sequence;
+using ::passtiming::testing::TimedPass;
 using Json = nlohmann::json;
 
 /// A fresh directory for one browser run (page and Chromium profile),
@@ -358,20 +359,18 @@ TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {
 TEST(BrowserTest, DeepAndWidePipelineAccountsForEveryRecord) {
   // 4 stages × 25 passes, each pass with 2 children of unequal length and
   // every second pass shorter than a microsecond.
-  auto clock = std::make_shared<ManualClock>();
-  std::vector<PassPtr> stages;
+  ManualClock clock;
+  std::vector<TimedPass> stages;
   for (int s = 0; s < 4; ++s) {
-    std::vector<PassPtr> passes;
+    std::vector<TimedPass> passes;
     for (int p = 0; p < 25; ++p) {
       const Nanoseconds ns = p % 2 ? 300 : (p + 1) * 37 * kMicro;
-      passes.push_back(
-          timed_pass(clock, "pass" + std::to_string(p), ns,
-                     {timed_pass(clock, "lower", ns / 3), timed_pass(clock, "verify", ns / 5)}));
+      passes.push_back({"pass" + std::to_string(p), ns, {{"lower", ns / 3}, {"verify", ns / 5}}});
     }
-    stages.push_back(make_sequential(std::move(passes), "stage" + std::to_string(s)));
+    stages.push_back(sequence("stage" + std::to_string(s), std::move(passes)));
   }
   const Profile profile = {
-      {}, {testing::run_section(clock, make_sequential(stages, "pipeline"), "k", "deep")}};
+      {}, {testing::run_section(clock, sequence("pipeline", std::move(stages)), "k", "deep")}};
   ASSERT_EQ(profile.record_count(), 1u + 4 + 4 * 25 * 3);
   const BrowserRun run = open_in_chromium(render_html_report(profile));
   ASSERT_FALSE(run.selftest.is_null());

@@ -1,21 +1,22 @@
 #pragma once
 /// \file
-/// Profiles made by the library itself, through a PassContext pipeline timed
-/// with a ManualClock, for the Chrome trace, HTML and browser tests: nested
-/// passes, two sections, a pass shorter than a microsecond, and names built
-/// to break out of a page, a JSON string or a terminal.
+/// Profiles made by the library itself, pipelines of passes timed by the
+/// engine with a ManualClock, for the Chrome trace, HTML and browser tests:
+/// nested passes, two sections, a pass shorter than a microsecond, and names
+/// built to break out of a page, a JSON string or a terminal. Engine only: a
+/// test of any room may include it.
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "passtiming/engine/clock.h"
+#include "passtiming/engine/metrics.h"
 #include "passtiming/engine/profile.h"
-#include "passtiming/host/pass.h"
-#include "passtiming/host/pass_context.h"
-#include "passtiming/host/pass_timing.h"
+#include "passtiming/engine/timing_state.h"
 
 namespace passtiming::testing {
 
@@ -29,59 +30,85 @@ inline constexpr const char* kScriptBreakout = "</script><img src=x onerror=aler
 inline constexpr const char* kAttributeBreakout =
     "\"><svg onload=\"document.body.dataset.pwned=1\">'&amp;";
 
-/// A pass whose body advances `clock` by `ns` and then runs `children`.
-inline PassPtr timed_pass(const std::shared_ptr<ManualClock>& clock, std::string name,
-                          Nanoseconds ns, std::vector<PassPtr> children = {}) {
-  return make_module_pass(
-      [clock, ns, children](IRModule m, PassContext& ctx) {
-        clock->advance(ns);
-        for (const PassPtr& child : children) m = (*child)(std::move(m), ctx);
-        return m;
-      },
-      PassInfo{std::move(name), 0, {}});
+/// A pass of a sample pipeline: it runs for `ns` of its own, then its
+/// children in order (a pipeline is a pass of 0 ns with children).
+struct TimedPass {
+  std::string name;
+  Nanoseconds ns = 0;
+  std::vector<TimedPass> children;
+};
+
+/// A pipeline of `passes` named `name`, which takes no time of its own.
+inline TimedPass sequence(std::string name, std::vector<TimedPass> passes) {
+  return {std::move(name), 0, std::move(passes)};
 }
 
-/// Runs `pipeline` on a module of `kernel` in a fresh PassContext and
-/// returns the section it produced, labelled `context`.
-inline Section run_section(const std::shared_ptr<ManualClock>& clock, const PassPtr& pipeline,
-                           std::string_view kernel, std::string context) {
-  TileLangPassTimingInstrument timing(0.0, clock);
-  timing.recorder().set_context_label(std::move(context));
-  PassContextOptions options;
-  options.instruments = {timing.instrument()};
-  PassContext ctx(std::move(options));
-  {
-    auto scope = ctx.enter();
-    IRModule mod({{"main", std::string(kernel)}});
-    (*pipeline)(std::move(mod));
-  }
-  clock->advance(50 * kMicro);  // between contexts, as a compiler spends time elsewhere
-  return timing.section();
+/// `pass` and its children timed on `sm` as a host's instrument times them
+/// (on thread 0, every event at a read of `clock`), on a module of `kernel`:
+/// the before-event, `ns` on the clock, the children, the after-event.
+inline void time_pass(TimingStateMachine& sm, ManualClock& clock, const TimedPass& pass,
+                      std::string_view kernel) {
+  sm.begin_now(clock, {pass.name, kernel});
+  clock.advance(pass.ns);
+  for (const TimedPass& child : pass.children) time_pass(sm, clock, child, kernel);
+  sm.end(clock.now_ns(), {pass.name});
 }
 
-/// Two sections: a lowering pipeline with nested passes (one of them shorter
-/// than a microsecond, one named kScriptBreakout), and a code generation
-/// pipeline on a kernel with a hostile label.
+/// Runs `pipeline` on a module of `kernel` in a fresh context labelled
+/// `context` and returns the section it produced; then 50 µs go by, as a
+/// compiler spends time elsewhere between contexts. Engine only: the same
+/// section a PassContext pipeline timed by the host's instrument records
+/// (tests/host/sample_profiles_test.cc checks that).
+inline Section run_section(ManualClock& clock, const TimedPass& pipeline, std::string_view kernel,
+                           std::string_view context) {
+  TimingStateMachine sm;
+  sm.enter(clock.now_ns(), context);
+  time_pass(sm, clock, pipeline, kernel);
+  sm.exit(clock.now_ns());
+  clock.advance(50 * kMicro);
+  return sm.take_section();
+}
+
+/// A context of pipeline_profile(): its label, its module's kernel label and
+/// its pipeline.
+struct SampleContext {
+  std::string context;
+  std::string kernel;
+  TimedPass pipeline;
+};
+
+/// The clock pipeline_profile() starts at.
+inline constexpr Nanoseconds kPipelineStart = 7 * kMilli;
+
+/// The contexts of pipeline_profile(): a lowering pipeline with nested
+/// passes (one of them shorter than a microsecond, one named
+/// kScriptBreakout), and a code generation pipeline on a kernel with a
+/// hostile label.
+inline std::vector<SampleContext> pipeline_contexts() {
+  TimedPass lower = sequence(
+      "tl.lower",
+      {{"Simplify", 1500 * kMicro},
+       {"LowerTileOp",
+        200 * kMicro,
+        {{"LayoutInference", 2 * kMilli}, {kScriptBreakout, 250 * kMicro}, {"VectorizeLoop", 400}}},
+       {"Simplify", 750'001}});
+  TimedPass codegen = sequence("tl.codegen", {{"SplitHostDevice", 3 * kMilli},
+                                              {kAttributeBreakout, 1 * kMilli},
+                                              {"MakePackedAPI", 1250 * kMicro}});
+  return {{"stage=lower", "matmul_kernel", std::move(lower)},
+          {"stage=codegen, note=</script>", "<b>matmul</b>", std::move(codegen)}};
+}
+
+/// The contexts of pipeline_contexts() timed one after the other from
+/// kPipelineStart, with fixed metadata.
 inline Profile pipeline_profile() {
-  auto clock = std::make_shared<ManualClock>(7 * kMilli);
-  auto& c = clock;
-  auto lower = make_sequential({timed_pass(c, "Simplify", 1500 * kMicro),
-                                timed_pass(c, "LowerTileOp", 200 * kMicro,
-                                           {timed_pass(c, "LayoutInference", 2 * kMilli),
-                                            timed_pass(c, kScriptBreakout, 250 * kMicro),
-                                            timed_pass(c, "VectorizeLoop", 400)}),
-                                timed_pass(c, "Simplify", 750'001)},
-                               "tl.lower");
-  auto codegen = make_sequential(
-      {timed_pass(c, "SplitHostDevice", 3 * kMilli), timed_pass(c, kAttributeBreakout, 1 * kMilli),
-       timed_pass(c, "MakePackedAPI", 1250 * kMicro)},
-      "tl.codegen");
+  ManualClock clock(kPipelineStart);
   Profile profile;
   profile.metadata = {"passtiming 0.1.0", "example --kernel matmul", "buildhost",
                       "2025-01-02T03:04:05Z", 4242};
-  profile.sections.push_back(run_section(clock, lower, "matmul_kernel", "stage=lower"));
-  profile.sections.push_back(
-      run_section(clock, codegen, "<b>matmul</b>", "stage=codegen, note=</script>"));
+  for (const SampleContext& c : pipeline_contexts()) {
+    profile.sections.push_back(run_section(clock, c.pipeline, c.kernel, c.context));
+  }
   return profile;
 }
 

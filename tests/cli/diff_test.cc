@@ -8,16 +8,14 @@ namespace passtiming {
 namespace {
 
 using testing::golden;
-using testing::LogCapture;
-using testing::run_sample_session;
 using testing::run_tool;
+using testing::sample_session_profile;
 using testing::ScratchDir;
 
 /// Profiles of the sample session with tl.LowerHost at the given seconds.
 std::string write_run(const ScratchDir& dir, const std::string& name, double host_s) {
-  LogCapture quiet;
   const std::string path = dir.file(name);
-  write_profile_file(run_sample_session({}, host_s), path);
+  write_profile_file(sample_session_profile(host_s), path);
   return path;
 }
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 
 #include "cli_test_support.h"
+#include "host_support.h"
 #include "passtiming/formats/profile_io.h"
 #include "passtiming/formats/profile_json.h"
-#include "profile_fixtures.h"
 
 namespace passtiming {
 namespace {
@@ -14,15 +14,15 @@ namespace {
 using testing::LogCapture;
 using testing::run_sample_session;
 using testing::run_tool;
+using testing::sample_session_profile;
 using testing::ScratchDir;
 
 TEST(CliMergeTest, MergesSectionsOfProfilesAndEventLogsInOrder) {
   ScratchDir dir;
-  OutputSettings outputs;
-  outputs.events_path = dir.file("b.jsonl");
+  const Settings outputs = testing::output_settings("", dir.file("b.jsonl"));
   {
     LogCapture quiet;
-    write_profile_file(run_sample_session({}, 0.25), dir.file("a.json"));
+    write_profile_file(sample_session_profile(0.25), dir.file("a.json"));
     run_sample_session(outputs, 0.5);
   }
   const auto r =
@@ -46,10 +46,7 @@ TEST(CliMergeTest, MergesSectionsOfProfilesAndEventLogsInOrder) {
 
 TEST(CliMergeTest, ABadInputLeavesNoOutputFile) {
   ScratchDir dir;
-  {
-    LogCapture quiet;
-    write_profile_file(run_sample_session(), dir.file("a.json"));
-  }
+  write_profile_file(sample_session_profile(), dir.file("a.json"));
   const std::string bad =
       dir.write("bad.json", "{\"format\":\"passtiming-profile\",\"version\":1,\n\"sections\":[{]}");
   const auto r = run_tool({"merge", dir.file("a.json"), bad, "-o", dir.file("m.json")});

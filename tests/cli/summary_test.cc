@@ -5,10 +5,10 @@
 #include <csignal>
 
 #include "cli_test_support.h"
+#include "host_support.h"
 #include "passtiming/formats/event_log_writer.h"
 #include "passtiming/formats/profile_io.h"
 #include "passtiming/formats/profile_json.h"
-#include "profile_fixtures.h"
 
 namespace passtiming {
 namespace {
@@ -17,6 +17,7 @@ using testing::golden;
 using testing::LogCapture;
 using testing::run_sample_session;
 using testing::run_tool;
+using testing::sample_session_profile;
 using testing::ScratchDir;
 
 /// Two compiles of the sample session, the second with a slower tl.LowerHost.
@@ -24,11 +25,10 @@ struct TwoProfiles {
   ScratchDir dir;
   std::string fast, slow;
   TwoProfiles() {
-    LogCapture quiet;
     fast = dir.file("fast.json");
     slow = dir.file("slow.json");
-    write_profile_file(run_sample_session({}, 0.25), fast);
-    write_profile_file(run_sample_session({}, 0.5), slow);
+    write_profile_file(sample_session_profile(0.25), fast);
+    write_profile_file(sample_session_profile(0.5), slow);
   }
 };
 
@@ -68,13 +68,12 @@ TEST(CliSummaryTest, ByKernelJsonWithTopAndThreshold) {
 
 TEST(CliSummaryTest, ReadsEventLogsToo) {
   ScratchDir dir;
-  OutputSettings outputs;
-  outputs.events_path = dir.file("e.jsonl");
+  const Settings outputs = testing::output_settings("", dir.file("e.jsonl"));
   {
     LogCapture quiet;
     run_sample_session(outputs);
   }
-  const auto r = run_tool({"summary", "--by", "context", "--format", "json", *outputs.events_path});
+  const auto r = run_tool({"summary", "--by", "context", "--format", "json", outputs.events->path});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("{\"key\":\"stage=jit-lower, kernel=matmul\",\"executions\":2,"
                        "\"total_inclusive_ns\":5000000000,"),
@@ -144,10 +143,11 @@ TEST(CliReportInputsTest, ReportOfAKilledCompileListsCompletedAndRunningPasses) 
   const pid_t child = ::fork();
   if (child == 0) {
     auto log = EventLogWriter::open(path, current_process_metadata());
-    log->on_enter(0, "stage=lower");
-    log->on_before(0, "tl.Simplify", "", 0);
-    log->on_after(1'000'000, "tl.Simplify", 0);
-    log->on_before(2'000'000, "tl.Pipeline", "", 0);
+    const testing::Events to{*log};
+    to.enter(0, "stage=lower");
+    to.before(0, "tl.Simplify", "", 0);
+    to.after(1'000'000, "tl.Simplify", 0);
+    to.before(2'000'000, "tl.Pipeline", "", 0);
     std::raise(SIGKILL);
   }
   int status = 0;

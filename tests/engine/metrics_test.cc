@@ -1,6 +1,9 @@
 // Metrics per pass execution (metrics.h): the setting, the state machine's
-// arithmetic with exact injected readings, the profile and event-log members
-// that carry them, and the system sampler on this machine.
+// arithmetic with exact injected readings, and the system sampler on this
+// machine. The profile and event-log members that carry them are tested in
+// tests/formats/metrics_test.cc, the settings' environment variable in
+// tests/recorder/outputs_test.cc, an instrument recording them in
+// tests/host/metrics_test.cc.
 
 #include "passtiming/engine/metrics.h"
 
@@ -9,31 +12,19 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "passtiming/engine/errors.h"
 #include "passtiming/engine/metric_sampler.h"
 #include "passtiming/engine/timing_state.h"
-#include "passtiming/formats/event_log.h"
-#include "passtiming/formats/event_log_writer.h"
-#include "passtiming/formats/profile_json.h"
-#include "passtiming/host/pass_timing.h"
-#include "passtiming/recorder/outputs.h"
 #include "test_support.h"
 
 namespace passtiming {
 namespace {
 
 using ::passtiming::testing::LogCapture;
-
-MetricSet set_of(std::initializer_list<Metric> metrics) {
-  MetricSet set;
-  for (Metric m : metrics) set.insert(m);
-  return set;
-}
+using ::passtiming::testing::set_of;
 
 TEST(MetricsSettingTest, ListsAreReadWordByWord) {
   EXPECT_EQ(parse_metrics("cpu,rss", "PASSTIMING_METRICS"), set_of({Metric::cpu, Metric::rss}));
@@ -55,13 +46,6 @@ TEST(MetricsSettingTest, AnUnknownWordNamesTheSettingAndTheWord) {
                  "all, none)");
   }
   EXPECT_THROW(parse_metrics("cpu,,rss", "X"), ConfigError);
-}
-
-TEST(MetricsSettingTest, OutputSettingsReadTheEnvironment) {
-  MapEnvironment env({{"PASSTIMING_METRICS", "rss,cpu"}});
-  EXPECT_EQ(OutputSettings::from_environment(env).metrics, set_of({Metric::cpu, Metric::rss}));
-  MapEnvironment bad({{"PASSTIMING_METRICS", "cycles"}});
-  EXPECT_THROW(OutputSettings::from_environment(bad), ConfigError);
 }
 
 /// parent { child } on one thread, then a pass on a second thread whose
@@ -181,146 +165,6 @@ TEST(MetricsStateMachineTest, WithoutMetricsNoReadingIsKept) {
   EXPECT_TRUE(sm.section().metrics.empty());
 }
 
-Profile profile_with_metrics() {
-  ManualMetricSampler sampler;
-  TimingStateMachine sm;
-  sm.set_metrics(&sampler, set_of({Metric::cpu, Metric::rss, Metric::ir}));
-  sm.enter(0, "stage=lower");
-  sampler.set(MetricSample{1000, 4096, 8192});
-  sm.note_ir(12);
-  sm.begin(0, {"tl.Simplify", "matmul"});
-  sampler.set(MetricSample{1600, 12288, 16384});
-  sm.note_ir(9, kIrChangeKnown | kIrChanged | kIrPreservedKnown);
-  sm.end(900, {"tl.Simplify"});
-  Profile p;
-  p.metadata.tool = "passtiming test";
-  p.metrics.recorded = set_of({Metric::cpu, Metric::rss, Metric::ir});
-  p.metrics.unavailable.push_back(
-      {Metric::instructions, "perf_event_open: No such file or directory"});
-  p.sections.push_back(sm.take_section());
-  return p;
-}
-
-TEST(MetricsProfileTest, TheProfileCarriesTheMetricsAsVersion2) {
-  const std::string text = profile_to_json(profile_with_metrics());
-  EXPECT_EQ(text,
-            "{\"format\":\"passtiming-profile\",\"version\":2,\n"
-            "\"metadata\":{\"tool\":\"passtiming test\",\"command\":\"\",\"host\":\"\","
-            "\"start_time\":\"\",\"pid\":0},\n"
-            "\"metrics\":{\"recorded\":[\"cpu\",\"rss\",\"ir\"],\"unavailable\":{\"instructions\":"
-            "\"perf_event_open: No such file or directory\"}},\n"
-            "\"sections\":[\n"
-            "{\"context\":\"stage=lower\",\"skipped\":0,\"threads\":[0],\"records\":[\n"
-            "{\"name\":\"tl.Simplify\",\"kernel\":\"matmul\",\"depth\":0,\"sequence\":0,"
-            "\"parent\":null,\"thread\":0,\"start_ns\":0,\"inclusive_ns\":900,\"self_ns\":900,"
-            "\"cpu_ns\":600,\"cpu_self_ns\":600,\"rss_start_bytes\":4096,\"rss_end_bytes\":12288,"
-            "\"rss_peak_bytes\":16384,\"ir_before\":12,\"ir_after\":9,\"ir_changed\":true,"
-            "\"ir_preserved_all\":false}]}\n"
-            "]}\n");
-}
-
-TEST(MetricsProfileTest, ReadingAndWritingAgainGivesTheSameBytes) {
-  const Profile original = profile_with_metrics();
-  const std::string text = profile_to_json(original);
-  const Profile read = parse_profile_json(text, "m.json");
-  EXPECT_EQ(read.metrics, original.metrics);
-  ASSERT_EQ(read.sections.size(), 1u);
-  EXPECT_EQ(read.sections[0].metrics, original.sections[0].metrics);
-  EXPECT_EQ(profile_to_json(read), text);
-}
-
-TEST(MetricsProfileTest, AProfileWithoutMetricsStaysVersion1) {
-  Profile p = profile_with_metrics();
-  p.metrics = {};
-  p.sections[0].metrics.clear();
-  const std::string text = profile_to_json(p);
-  EXPECT_NE(text.find("\"version\":1,"), std::string::npos);
-  EXPECT_EQ(text.find("cpu_ns"), std::string::npos);
-  EXPECT_EQ(text.find("\"metrics\""), std::string::npos);
-}
-
-TEST(MetricsProfileTest, BadMetricMembersNameTheLine) {
-  std::string text = profile_to_json(profile_with_metrics());
-  std::string bad = text;
-  bad.replace(bad.find("\"cpu_ns\":600"), 12, "\"cpu_ns\":-60");
-  try {
-    parse_profile_json(bad, "m.json");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "m.json:6: field 'cpu_ns' must be an integer from 0 to 9223372036854775807");
-  }
-  bad = text;
-  bad.replace(bad.find("\"ir\"]"), 4, "\"gpu\"");
-  try {
-    parse_profile_json(bad, "m.json");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "m.json:3: unknown metric 'gpu' (known: cpu, rss, ir, instructions)");
-  }
-  bad = text;
-  bad.replace(bad.find("\"version\":2"), 11, "\"version\":3");
-  EXPECT_THROW(parse_profile_json(bad, "m.json"), InputError);
-}
-
-TEST(MetricsEventLogTest, AReplayedLogGivesTheLiveMetrics) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("metrics_events_" + std::to_string(::getpid())))
-          .string();
-  ProfileMetrics info;
-  info.recorded = set_of({Metric::cpu, Metric::ir});
-  ManualMetricSampler sampler;
-  TimingStateMachine sm;
-  {
-    auto log = EventLogWriter::open(path, ProfileMetadata{}, info);
-    sm.set_observer(log.get());
-    sm.set_metrics(&sampler, info.recorded);
-    sm.enter(0, "c");
-    sampler.set(MetricSample{100});
-    sm.note_ir(7);
-    sm.begin(0, {"outer", ""});
-    sampler.set(MetricSample{110});
-    sm.note_ir(7);
-    sm.begin(5, {"inner", "k"});
-    sampler.set(MetricSample{170});
-    sm.note_ir(3, kIrChangeKnown | kIrChanged);
-    sm.end(8, {"inner"});
-    sampler.set(MetricSample{200});
-    sm.note_ir(3, kIrChangeKnown);
-    sm.end(9, {"outer"});
-    sm.exit(9);
-    sm.set_observer(nullptr);
-    ASSERT_TRUE(log->close());
-  }
-  const std::string text = testing::read_file(path);
-  std::remove(path.c_str());
-  EXPECT_NE(text.find("{\"ev\":\"before\",\"t_ns\":5,\"pass\":\"inner\",\"kernel\":\"k\","
-                      "\"cpu_ns\":110,\"ir_size\":7}"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("{\"ev\":\"after\",\"t_ns\":8,\"pass\":\"inner\",\"cpu_ns\":170,"
-                      "\"ir_size\":3,\"ir_changed\":true}"),
-            std::string::npos)
-      << text;
-  std::istringstream in(text);
-  const Profile replayed = replay_event_log(in, "events.jsonl");
-  EXPECT_EQ(replayed.metrics, info);
-  ASSERT_EQ(replayed.sections.size(), 1u);
-  EXPECT_EQ(replayed.sections[0].metrics, sm.section().metrics);
-  EXPECT_EQ(replayed.sections[0].metrics[1].cpu_self_ns, 40);
-}
-
-TEST(MetricsEventLogTest, BadReadingsNameTheLine) {
-  std::istringstream in("{\"ev\":\"before\",\"t_ns\":0,\"pass\":\"p\",\"cpu_ns\":\"fast\"}\n");
-  try {
-    replay_event_log(in, "e.jsonl");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "e.jsonl:1: field 'cpu_ns' must be an integer from 0 to 9223372036854775807");
-  }
-}
-
 int failing_counter() {
   errno = ENOENT;
   return -1;
@@ -372,67 +216,6 @@ TEST(SystemMetricSamplerTest, CpuAndResidentMemoryFollowTheWork) {
   EXPECT_GT(after.cpu_ns, before.cpu_ns);
   EXPECT_GE(after.rss_bytes - before.rss_bytes, std::int64_t{60} << 20);
   EXPECT_GE(after.rss_peak_bytes, after.rss_bytes);
-}
-
-TEST(MetricsInstrumentTest, AnInstrumentRecordsWhatItIsAskedFor) {
-  auto clock = std::make_shared<ManualClock>();
-  clock->script({0, 10});
-  auto sampler = std::make_shared<ManualMetricSampler>();
-  TileLangPassTimingInstrument timing(0.0, clock);
-  timing.recorder().record_metrics(set_of({Metric::cpu}), sampler);
-  EXPECT_EQ(timing.recorder().metrics().recorded, set_of({Metric::cpu}));
-  auto sink = timing.events();
-  sink->enter_pass_ctx();
-  sampler->set(MetricSample{5});
-  sink->run_before_pass("p", "k");
-  sampler->set(MetricSample{8});
-  sink->run_after_pass("p");
-  sink->exit_pass_ctx();
-  ASSERT_EQ(timing.section().metrics.size(), 1u);
-  EXPECT_EQ(timing.section().metrics[0].cpu_ns, 3);
-  // The default report is the seed's: no metric in it.
-  EXPECT_EQ(timing.report().find("cpu"), std::string::npos);
-}
-
-/// What a source that counts its IR after a pass does while counting: time
-/// and CPU time go by.
-struct CountingWork {
-  ManualClock* clock;
-  ManualMetricSampler* sampler;
-  static std::int64_t count(void* context, std::uint8_t& flags) noexcept {
-    auto* work = static_cast<CountingWork*>(context);
-    work->clock->advance(1000);
-    work->sampler->set(MetricSample{900});
-    flags = kIrChangeKnown | kIrChanged;
-    return 4;
-  }
-};
-
-TEST(MetricsInstrumentTest, CountingTheIrAfterAPassStaysOutsideItsTimeAndCpu) {
-  auto clock = std::make_shared<ManualClock>();
-  auto sampler = std::make_shared<ManualMetricSampler>();
-  TileLangPassTimingInstrument timing(0.0, clock);
-  timing.recorder().record_metrics(set_of({Metric::cpu, Metric::ir}), sampler);
-  auto sink = timing.events();
-  ASSERT_TRUE(sink->records_ir_size());
-  sink->enter_pass_ctx();
-  clock->set(100);
-  sampler->set(MetricSample{5});
-  sink->note_ir(6, 0);
-  sink->run_before_pass("p", "k");
-  clock->set(130);
-  sampler->set(MetricSample{25});
-  CountingWork work{clock.get(), sampler.get()};
-  sink->run_after_pass_counting_ir("p", &CountingWork::count, &work);
-  sink->exit_pass_ctx();
-  ASSERT_EQ(timing.section().records.size(), 1u);
-  EXPECT_EQ(timing.section().records[0].inclusive_ns, 30);
-  ASSERT_EQ(timing.section().metrics.size(), 1u);
-  const RecordMetrics& m = timing.section().metrics[0];
-  EXPECT_EQ(m.cpu_ns, 20);
-  EXPECT_EQ(m.ir_before, 6);
-  EXPECT_EQ(m.ir_after, 4);
-  EXPECT_EQ(m.ir_flags, kIrChangeKnown | kIrChanged);
 }
 
 }  // namespace

@@ -200,24 +200,27 @@ TEST(TimingStateMachineTest, FlagsAreStored) {
 class RecordingObserver final : public EventObserver {
  public:
   std::vector<std::string> events;
-  void on_enter(Nanoseconds t, std::string_view context) noexcept override {
-    events.push_back("enter " + std::to_string(t) + " " + std::string(context));
+  /// "KIND T" and the event's fields: "enter 1 ctx", "before 42 p k 3",
+  /// "after 50 p 3", "skip 43 q  3", "exit 60".
+  void on_event(const ObservedEvent& e) noexcept override {
+    const std::string t = std::to_string(e.t);
+    const std::string pass(e.pass), kernel(e.kernel), tid = std::to_string(e.thread);
+    switch (e.kind) {
+      case ObservedEvent::Kind::enter:
+        events.push_back("enter " + t + " " + std::string(e.context));
+        break;
+      case ObservedEvent::Kind::before:
+        events.push_back("before " + t + " " + pass + " " + kernel + " " + tid);
+        break;
+      case ObservedEvent::Kind::after:
+        events.push_back("after " + t + " " + pass + " " + tid);
+        break;
+      case ObservedEvent::Kind::skip:
+        events.push_back("skip " + t + " " + pass + " " + kernel + " " + tid);
+        break;
+      case ObservedEvent::Kind::exit: events.push_back("exit " + t); break;
+    }
   }
-  void on_before(Nanoseconds t, std::string_view pass, std::string_view kernel,
-                 ThreadKey tid) noexcept override {
-    events.push_back("before " + std::to_string(t) + " " + std::string(pass) + " " +
-                     std::string(kernel) + " " + std::to_string(tid));
-  }
-  void on_after(Nanoseconds t, std::string_view pass, ThreadKey tid) noexcept override {
-    events.push_back("after " + std::to_string(t) + " " + std::string(pass) + " " +
-                     std::to_string(tid));
-  }
-  void on_skip(Nanoseconds t, std::string_view pass, std::string_view kernel,
-               ThreadKey tid) noexcept override {
-    events.push_back("skip " + std::to_string(t) + " " + std::string(pass) + " " +
-                     std::string(kernel) + " " + std::to_string(tid));
-  }
-  void on_exit(Nanoseconds t) noexcept override { events.push_back("exit " + std::to_string(t)); }
 };
 
 TEST(TimingStateMachineTest, ObserverSeesEveryEventWithTheRecordedTimestamps) {

@@ -23,13 +23,14 @@ const ProfileMetadata kMeta{"passtiming 0.1.0", "cc -c a.c", "h", "2024-05-01T12
 TEST(EventLogWriterTest, WritesTheSpecsLines) {
   ScratchDir dir;
   auto log = EventLogWriter::open(dir.file("e.jsonl"), kMeta);
-  log->on_enter(1000, "stage=jit-lower, kernel=matmul");
-  log->on_before(1000, "parent", "", 0);
-  log->on_before(1000001000, "child", "matmul", 0);
-  log->on_after(3000001000, "child", 0);
-  log->on_skip(3000001500, "vetoed", "k\"1", 3);
-  log->on_after(5000001000, "parent", 0);
-  log->on_exit(5000002000);
+  const testing::Events to{*log};
+  to.enter(1000, "stage=jit-lower, kernel=matmul");
+  to.before(1000, "parent", "", 0);
+  to.before(1000001000, "child", "matmul", 0);
+  to.after(3000001000, "child", 0);
+  to.skip(3000001500, "vetoed", "k\"1", 3);
+  to.after(5000001000, "parent", 0);
+  to.exit(5000002000);
   EXPECT_TRUE(log->close());
   EXPECT_EQ(
       read_file(dir.file("e.jsonl")),
@@ -79,13 +80,14 @@ TEST(EventLogWriterTest, AWriterOutrunningItsHelperLosesNothing) {
   // when it catches up; every event must be there, in order.
   ScratchDir dir;
   auto log = EventLogWriter::open(dir.file("fast.jsonl"), kMeta);
-  log->on_enter(0, "fast");
+  const testing::Events to{*log};
+  to.enter(0, "fast");
   constexpr int kPairs = 200'000;
   for (int i = 0; i < kPairs; ++i) {
-    log->on_before(2 * i, "tl.LowerTileOp", "matmul_kernel", 0);
-    log->on_after(2 * i + 1, "tl.LowerTileOp", 0);
+    to.before(2 * i, "tl.LowerTileOp", "matmul_kernel", 0);
+    to.after(2 * i + 1, "tl.LowerTileOp", 0);
   }
-  log->on_exit(2 * kPairs);
+  to.exit(2 * kPairs);
   ASSERT_TRUE(log->close());
   EXPECT_EQ(std::filesystem::file_size(dir.file("fast.jsonl")), log->bytes_written());
   const Profile replayed = load_profile(dir.file("fast.jsonl"));
@@ -119,11 +121,12 @@ std::string log_of_killed_process(const ScratchDir& dir, int signal, Events even
 }
 
 void compile_killed_in_second_pass(EventLogWriter& log) {
-  log.on_enter(0, "stage=lower");
-  log.on_before(10, "tl.Simplify", "matmul", 0);
-  log.on_after(30, "tl.Simplify", 0);
-  log.on_before(40, "tl.Pipeline", "matmul", 0);
-  log.on_before(50, "tl.InjectFence", "matmul", 0);
+  const testing::Events to{log};
+  to.enter(0, "stage=lower");
+  to.before(10, "tl.Simplify", "matmul", 0);
+  to.after(30, "tl.Simplify", 0);
+  to.before(40, "tl.Pipeline", "matmul", 0);
+  to.before(50, "tl.InjectFence", "matmul", 0);
 }
 
 TEST(EventLogWriterTest, EveryCompletedPassSurvivesSigkill) {

@@ -24,7 +24,7 @@ namespace {
 using testing::golden;
 using testing::kSecond;
 using testing::read_file;
-using testing::run_sample_session;
+using testing::sample_session_profile;
 using testing::ScratchDir;
 
 /// The error a parse of `text` throws, as `what()`.
@@ -38,7 +38,7 @@ std::string parse_error(const std::string& text) {
 }
 
 TEST(ProfileJsonTest, SessionProfileMatchesTheGoldenFile) {
-  EXPECT_EQ(profile_to_json(run_sample_session()), golden("profile/session.json"));
+  EXPECT_EQ(profile_to_json(sample_session_profile()), golden("profile/session.json"));
 }
 
 TEST(ProfileJsonTest, ReadingAndWritingAgainIsByteIdentical) {
@@ -49,7 +49,7 @@ TEST(ProfileJsonTest, ReadingAndWritingAgainIsByteIdentical) {
 
 TEST(ProfileJsonTest, StreamedJsonIsTheSameTextInPieces) {
   // Thousands of records: the text runs to several 64 KiB pieces.
-  Profile profile = run_sample_session();
+  Profile profile = sample_session_profile();
   Section& first = profile.sections.front();
   const std::vector<Record> sample = first.records;
   for (int copy = 0; copy < 800; ++copy) {
@@ -290,7 +290,7 @@ std::string located_json(const std::string& text) {
 }
 
 TEST(ProfileJsonTest, TheFastAndTheLocatedModeReadTheSameProfile) {
-  Profile with_metrics = run_sample_session();
+  Profile with_metrics = sample_session_profile();
   with_metrics.metrics.recorded.insert(Metric::cpu);
   with_metrics.metrics.unavailable.push_back({Metric::instructions, "no counters"});
   Section& s = with_metrics.sections.front();

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "host_support.h"
 #include "passtiming/host/pass.h"
-#include "test_support.h"
 
 namespace passtiming {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "host_support.h"
 #include "passtiming/host/pass.h"
 #include "passtiming/host/pass_context.h"
-#include "test_support.h"
 
 namespace passtiming {
 namespace {
@@ -208,16 +208,15 @@ TEST(PassTimingInstrumentTest, ReportGuardWithNullTimingDoesNothing) {
 /// Sees the events of an instrument whose wrapper is gone.
 struct PassNames final : EventObserver {
   std::vector<std::string> seen;
-  void on_enter(Nanoseconds, std::string_view) noexcept override { seen.emplace_back("enter"); }
-  void on_before(Nanoseconds, std::string_view pass, std::string_view,
-                 ThreadKey) noexcept override {
-    seen.push_back("before " + std::string(pass));
+  void on_event(const ObservedEvent& e) noexcept override {
+    switch (e.kind) {
+      case ObservedEvent::Kind::enter: seen.emplace_back("enter"); break;
+      case ObservedEvent::Kind::before: seen.push_back("before " + std::string(e.pass)); break;
+      case ObservedEvent::Kind::after: seen.push_back("after " + std::string(e.pass)); break;
+      case ObservedEvent::Kind::skip: break;
+      case ObservedEvent::Kind::exit: seen.emplace_back("exit"); break;
+    }
   }
-  void on_after(Nanoseconds, std::string_view pass, ThreadKey) noexcept override {
-    seen.push_back("after " + std::string(pass));
-  }
-  void on_skip(Nanoseconds, std::string_view, std::string_view, ThreadKey) noexcept override {}
-  void on_exit(Nanoseconds) noexcept override { seen.emplace_back("exit"); }
 };
 
 TEST(PassTimingInstrumentTest, WrapperDestroyedWhileInstrumentLives) {

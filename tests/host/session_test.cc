@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
+#include "host_support.h"
 #include "passtiming/host/pass.h"
-#include "test_support.h"
 
 namespace passtiming {
 namespace {

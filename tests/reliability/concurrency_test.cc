@@ -11,11 +11,11 @@
 #include <thread>
 #include <vector>
 
+#include "host_support.h"
 #include "passtiming/host/pass.h"
 #include "passtiming/host/pass_context.h"
 #include "passtiming/host/pass_timing.h"
 #include "passtiming/host/session.h"
-#include "test_support.h"
 
 namespace passtiming {
 namespace {

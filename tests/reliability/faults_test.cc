@@ -9,13 +9,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "host_support.h"
 #include "passtiming/engine/clock.h"
 #include "passtiming/formats/profile_json.h"
 #include "passtiming/host/pass.h"
 #include "passtiming/host/pass_context.h"
 #include "passtiming/host/pass_timing.h"
 #include "passtiming/host/session.h"
-#include "test_support.h"
 
 namespace passtiming {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "host_support.h"
 #include "passtiming/engine/clock.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/formats/chrome_trace.h"
@@ -17,9 +18,8 @@
 #include "passtiming/formats/report.h"
 #include "passtiming/host/pass.h"
 #include "passtiming/host/session.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
-#include "test_support.h"
 
 namespace passtiming {
 namespace {

@@ -23,7 +23,7 @@
 #include "commands.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/engine/metrics.h"
-#include "passtiming/recorder/outputs.h"
+#include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
 
 extern char** environ;
