@@ -19,7 +19,7 @@ using namespace passtiming;
 
 PassTimingTool& shared_session() {
   // Never reported: the benchmark measures the callbacks, not the report.
-  static auto* session = new PassTimingTool(0.0, steady_clock(), OutputSettings{});
+  static auto* session = new PassTimingTool(0.0, steady_clock(), Settings{});
   return *session;
 }
 

@@ -26,6 +26,17 @@
 namespace {
 
 using passtiming::Nanoseconds;
+using passtiming::ObservedEvent;
+
+/// The before- and after-event of a pass, as the state machine hands them
+/// to its observer.
+constexpr ObservedEvent before_event(Nanoseconds t, std::string_view pass,
+                                     std::string_view kernel) {
+  return {.kind = ObservedEvent::Kind::before, .t = t, .pass = pass, .kernel = kernel};
+}
+constexpr ObservedEvent after_event(Nanoseconds t, std::string_view pass) {
+  return {.kind = ObservedEvent::Kind::after, .t = t, .pass = pass};
+}
 
 std::string temp_path(std::string_view stem) {
   return fmt::format("{}/passtiming-bench-{}-{}.json",
@@ -124,8 +135,8 @@ void BM_EventLogPassPair(benchmark::State& state) {
   auto writer = passtiming::EventLogWriter::open(path, passtiming::current_process_metadata());
   Nanoseconds t = 1'000'000'000;
   for (auto _ : state) {
-    writer->on_before(t, "tl.LowerTileOp", "matmul_kernel", 0);
-    writer->on_after(t + 123'456, "tl.LowerTileOp", 0);
+    writer->on_event(before_event(t, "tl.LowerTileOp", "matmul_kernel"));
+    writer->on_event(after_event(t + 123'456, "tl.LowerTileOp"));
     t += 200'000;
   }
   state.counters["bytes/pair"] =
@@ -211,9 +222,9 @@ void BM_EventLogInACompile(benchmark::State& state) {
   std::uint64_t x = 1;
   Nanoseconds t = 1'000'000'000;
   for (auto _ : state) {
-    if (variant == 1) writer->on_before(t, "tl.LowerTileOp", "matmul_kernel", 0);
+    if (variant == 1) writer->on_event(before_event(t, "tl.LowerTileOp", "matmul_kernel"));
     x = pass_work(x);
-    if (variant == 1) writer->on_after(t + 123'456, "tl.LowerTileOp", 0);
+    if (variant == 1) writer->on_event(after_event(t + 123'456, "tl.LowerTileOp"));
     if (variant == 2) {
       std::memcpy(cursor, line, sizeof line);
       cursor += sizeof line;

@@ -16,6 +16,7 @@
 #include "passtiming/host/pass_context.h"
 #include "passtiming/host/pass_timing.h"
 #include "passtiming/host/session.h"
+#include "passtiming/recorder/recorder.h"
 
 namespace passtiming {
 namespace {
@@ -42,22 +43,22 @@ void compile(PassTimingTool& session, int thread, int passes) {
 }
 
 TEST(Concurrency, ThreadsCompilingIntoOneSessionKeepEveryRecordInTheirOwnSection) {
-  PassTimingTool session(0.0, steady_clock(), OutputSettings{});
+  PassTimingTool session(0.0, steady_clock(), Settings{});
   {
     std::vector<std::jthread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&session, t] { compile(session, t, kPassesPerThread); });
     }
   }
-  ASSERT_EQ(session.sections().size(), std::size_t{kThreads});
+  const Profile profile = session.profile();
+  ASSERT_EQ(profile.sections.size(), std::size_t{kThreads});
   std::set<std::string> contexts;
-  for (const auto& timing : session.sections()) {
-    const Section& s = timing->section();
+  for (const Section& s : profile.sections) {
     contexts.insert(s.context);
     const std::string thread = "thread" + s.context.substr(s.context.find('=') + 1);
     // 10,000 passes, and one extra child record for every parent.
     ASSERT_EQ(s.records.size(), std::size_t{kPassesPerThread + kPassesPerThread / 10}) << s.context;
-    const auto records = timing->records();
+    const auto records = pass_timing_records(s);
     for (std::size_t i = 0; i < records.size(); ++i) {
       const auto& r = records[i];
       ASSERT_EQ(r.sequence, i);
@@ -72,7 +73,7 @@ TEST(Concurrency, ThreadsCompilingIntoOneSessionKeepEveryRecordInTheirOwnSection
 }
 
 TEST(Concurrency, NewSectionIsThreadSafe) {
-  PassTimingTool session(0.0, steady_clock(), OutputSettings{});
+  PassTimingTool session(0.0, steady_clock(), Settings{});
   {
     std::vector<std::jthread> threads;
     for (int t = 0; t < kThreads; ++t) {
@@ -81,7 +82,7 @@ TEST(Concurrency, NewSectionIsThreadSafe) {
       });
     }
   }
-  EXPECT_EQ(session.sections().size(), std::size_t{kThreads * 500});
+  EXPECT_EQ(session.session().section_count(), std::size_t{kThreads * 500});
   LogCapture log;
   session.finish();
 }
@@ -89,7 +90,7 @@ TEST(Concurrency, NewSectionIsThreadSafe) {
 TEST(Concurrency, ThreadsShareTheEventLogWithoutTearingALine) {
   const std::string path = ::testing::TempDir() + "concurrency_events.jsonl";
   {
-    PassTimingTool session(0.0, steady_clock(), OutputSettings{.events_path = path});
+    PassTimingTool session(0.0, steady_clock(), testing::output_settings("", path));
     LogCapture log;
     {
       std::vector<std::jthread> threads;

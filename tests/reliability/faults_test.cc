@@ -131,7 +131,7 @@ TEST(Faults, ALogSinkThatThrowsNeverReachesTheHost) {
   ::testing::internal::CaptureStderr();
   {
     auto clock = std::make_shared<ManualClock>();
-    PassTimingTool session(0.0, clock, OutputSettings{});
+    PassTimingTool session(0.0, clock, Settings{});
     PassContext ctx({.instruments = session.instruments_for("stage=lower")});
     EXPECT_NO_THROW(run_abc(ctx, *clock));
     // An unmatched callback warns through the throwing sink.
@@ -156,7 +156,7 @@ TEST_P(UnwritableProfile, IsLoggedNamingThePathAndNeverHidesTheCompileError) {
   LogCapture log;
   auto clock = std::make_shared<ManualClock>();
   try {
-    PassTimingTool session(0.0, clock, OutputSettings{.profile_path = path});
+    PassTimingTool session(0.0, clock, testing::output_settings(path));
     PassContext ctx({.instruments = session.instruments_for("stage=lower")});
     run_abc(ctx, *clock, /*b_throws=*/true);
   } catch (const CompileError& e) {
@@ -164,8 +164,7 @@ TEST_P(UnwritableProfile, IsLoggedNamingThePathAndNeverHidesTheCompileError) {
   }
   const auto errors = log.messages(LogLevel::error);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("could not write the pass timing profile: " + path), std::string::npos)
-      << errors[0];
+  EXPECT_NE(errors[0].find("PASSTIMING_PROFILE: " + path), std::string::npos) << errors[0];
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, UnwritableProfile,
@@ -187,10 +186,10 @@ TEST(Faults, AnEventLogThatCannotBeCreatedIsLoggedAndTheCompileGoesOn) {
   auto clock = std::make_shared<ManualClock>();
   {
     PassTimingTool session(0.0, clock,
-                           OutputSettings{.events_path = "/nonexistent-dir/events.jsonl"});
+                           testing::output_settings("", "/nonexistent-dir/events.jsonl"));
     PassContext ctx({.instruments = session.instruments_for("stage=lower")});
     EXPECT_NO_THROW(run_abc(ctx, *clock));
-    EXPECT_EQ(session.sections()[0]->records().size(), 4u);
+    EXPECT_EQ(session.profile().sections[0].records.size(), 4u);
   }
   const auto errors = log.messages(LogLevel::error);
   ASSERT_EQ(errors.size(), 1u);
@@ -201,10 +200,10 @@ TEST(Faults, AnEventLogOnAFullDeviceIsLoggedAndTheCompileGoesOn) {
   LogCapture log;
   auto clock = std::make_shared<ManualClock>();
   {
-    PassTimingTool session(0.0, clock, OutputSettings{.events_path = "/dev/full"});
+    PassTimingTool session(0.0, clock, testing::output_settings("", "/dev/full"));
     PassContext ctx({.instruments = session.instruments_for("stage=lower")});
     EXPECT_NO_THROW(run_abc(ctx, *clock));
-    EXPECT_EQ(session.sections()[0]->records().size(), 4u);
+    EXPECT_EQ(session.profile().sections[0].records.size(), 4u);
   }
   EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
   const auto errors = log.messages(LogLevel::error);

@@ -45,7 +45,7 @@ const std::vector<std::string>& hostile_names() {
 /// A session whose pass names, kernel labels and context are all hostile.
 Profile hostile_profile() {
   auto clock = std::make_shared<ManualClock>();
-  PassTimingTool session(0.0, clock, OutputSettings{});
+  PassTimingTool session(0.0, clock, Settings{});
   for (const auto& name : hostile_names()) {
     PassContext ctx({.instruments = session.instruments_for(name)});
     auto scope = ctx.enter();
@@ -177,15 +177,17 @@ TEST(HostileInput, OutputPathValuesAreTakenVerbatimExceptPercentP) {
   for (const auto& [text, expected] : cases) {
     SCOPED_TRACE("value '" + text + "'");
     MapEnvironment env{{"PASSTIMING_PROFILE", text}, {"PASSTIMING_EVENTS", text}};
-    const auto outputs = OutputSettings::from_environment(env);
+    const Settings outputs = read_file_settings({.environment = &env, .pid = 42});
     if (!expected) {
-      EXPECT_FALSE(outputs.profile_path);
-      EXPECT_FALSE(outputs.events_path);
+      EXPECT_FALSE(outputs.profile);
+      EXPECT_FALSE(outputs.events);
     } else {
       const std::string want = expand_path_pattern(text, 42);
       EXPECT_EQ(want, *expected);
-      ASSERT_TRUE(outputs.profile_path);
-      ASSERT_TRUE(outputs.events_path);
+      ASSERT_TRUE(outputs.profile);
+      ASSERT_TRUE(outputs.events);
+      EXPECT_EQ(outputs.profile->path, want);
+      EXPECT_EQ(outputs.events->path, want);
     }
   }
 }

@@ -11,13 +11,15 @@
 #include "passtiming/host/pass.h"
 #include "passtiming/host/pass_context.h"
 #include "passtiming/host/session.h"
+#include "passtiming/recorder/settings.h"
 
 int main(int argc, char** argv) {
   using namespace passtiming;
   if (argc != 4) return 2;
   const std::string marker = argv[2];
   const int completed = std::atoi(argv[3]);
-  PassTimingTool session(0.0, steady_clock(), OutputSettings{.events_path = argv[1]});
+  PassTimingTool session(0.0, steady_clock(),
+                         Settings{.events = OutputPath{argv[1], "PASSTIMING_EVENTS"}});
   PassContext ctx({.instruments = session.instruments_for("stage=killed")});
   auto scope = ctx.enter();
   IRModule mod{{"main", "victim_kernel"}};
