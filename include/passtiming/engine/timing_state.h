@@ -135,37 +135,19 @@ class TimingStateMachine {
   /// `run_before_pass` at time `t` (a replayed log's timestamp): pushes a
   /// frame on `event.thread`'s stack.
   template <typename Kernel = std::string_view>
-  [[gnu::always_inline]] void begin(Nanoseconds t, const BeginEvent<Kernel>& event) {
-    ThreadStack& stack = stack_for(event.thread);
-    if (extras_ || has_structure(event)) [[unlikely]] {
-      begin_out_of_line(static_cast<const Clock*>(nullptr), t, BeginEvent<Kernel>(event), stack);
-      return;
-    }
-    push(event, stack).start_ns = t;
-  }
+  [[gnu::always_inline]] void begin(Nanoseconds t, const BeginEvent<Kernel>& event);
 
   /// begin() for a live source: the frame is pushed first and `clock` read
   /// last, so the bookkeeping stays outside the measured time. Given a
   /// SteadyClock (final) rather than a Clock, the read is inline.
   template <std::derived_from<Clock> ClockType, typename Kernel = std::string_view>
-  [[gnu::always_inline]] void begin_now(const ClockType& clock, const BeginEvent<Kernel>& event) {
-    // Inline, and why: "The hot path" in timing_state.cc.
-    ThreadStack& stack = stack_for(event.thread);
-    if (extras_ || has_structure(event)) [[unlikely]] {
-      // A copy, made only here: the inline path then never stores the event.
-      begin_out_of_line(static_cast<const Clock*>(&clock), 0, BeginEvent<Kernel>(event), stack);
-      return;
-    }
-    push(event, stack).start_ns = clock.now_ns();
-  }
+  [[gnu::always_inline]] void begin_now(const ClockType& clock, const BeginEvent<Kernel>& event);
 
   /// `run_after_pass` at time `t`. When `event.thread`'s stack is empty or
   /// its top is another pass, logs "Ignoring unmatched pass timing callback
   /// for NAME (expected TOP)", clears that stack and records nothing.
   /// Otherwise pops the frame and records it.
-  [[gnu::always_inline]] void end(Nanoseconds t, const EndEvent& event) {
-    end_inline(t, event.pass, event.thread, event.flags, event.sample);
-  }
+  [[gnu::always_inline]] void end(Nanoseconds t, const EndEvent& event);
 
   /// The sampler's figures now (nothing without metrics), for
   /// EndEvent::sample.
@@ -247,156 +229,38 @@ class TimingStateMachine {
   }
 
  private:
-  /// A running frame; 64 bytes, the fields of the hot path first.
-  struct Frame {
-    NameId name;
-    NameId kernel;
-    std::uint32_t sequence;
-    std::uint32_t parent_sequence;  ///< with kAttached
-    std::uint16_t depth;
-    std::uint8_t shape;       ///< FrameShape
-    std::uint32_t name_size;  ///< with `name_data`
-    Nanoseconds start_ns;
-    Nanoseconds children_ns;
-    const void* unit;
-    const void* key;
-    /// With BeginEvent::stable_name: where the name was read; else null.
-    const char* name_data;
-  };
-  /// Bits of Frame::shape, all set by begin_with_extras().
-  enum FrameShape : std::uint8_t {
-    /// kernel_from_first_child, until the child begins; not yet announced.
-    kAwaitingKernel = 1u << 0,
-    kEndsWithFailedChild = 1u << 1,
-    /// The parent is the frame `parent_sequence`, not the frame below.
-    kAttached = 1u << 2,
-  };
-  /// The metric readings of a running frame, at the same index as the
-  /// frame when metrics are recorded: kept apart so that a frame stays as
-  /// small as the timing alone needs.
-  struct MetricFrame {
-    MetricSample start;
-    std::int64_t cpu_children_ns = 0;
-    std::int64_t instructions_children = 0;
-    std::optional<std::uint64_t> ir_digest;
-  };
-  /// A thread's running frames, outermost first: a vector whose push is
-  /// inline whatever the compiler makes of the caller.
-  class FrameStack {
-   public:
-    bool empty() const { return end_ == data_.get(); }
-    std::size_t size() const { return static_cast<std::size_t>(end_ - data_.get()); }
-    Frame& back() { return end_[-1]; }
-    const Frame& back() const { return end_[-1]; }
-    Frame& operator[](std::size_t i) { return data_[i]; }
-    const Frame& operator[](std::size_t i) const { return data_[i]; }
-    const Frame* begin() const { return data_.get(); }
-    const Frame* end() const { return end_; }
-    void pop_back() { --end_; }
-    void clear() { end_ = data_.get(); }
-    [[gnu::always_inline]] Frame& push_back(const Frame& frame) {
-      if (end_ == capacity_end_) [[unlikely]]
-        grow();
-      *end_ = frame;
-      return *end_++;
-    }
+  // The state of the running frames and the hot path's inline functions are
+  // defined in timing_state_inline.h: what follows declares them.
+  struct Frame;
+  enum FrameShape : std::uint8_t;
+  struct MetricFrame;
+  class FrameStack;
+  struct ThreadStack;
 
-   private:
-    void grow();
-    std::unique_ptr<Frame[]> data_;
-    Frame* end_ = nullptr;
-    Frame* capacity_end_ = nullptr;
-  };
-  struct ThreadStack {
-    ThreadKey key;
-    std::uint32_t index;  ///< the thread's index in the section
-    FrameStack frames;
-    std::vector<MetricFrame> metric_frames;
-  };
-
-  ThreadStack& stack_for(ThreadKey tid) {
-    // One thread, or the same thread as the last event: no search.
-    if (last_stack_ < stacks_.size() && stacks_[last_stack_].key == tid)
-      return stacks_[last_stack_];
-    return find_or_add_stack(tid);
-  }
+  ThreadStack& stack_for(ThreadKey tid);
   ThreadStack& find_or_add_stack(ThreadKey tid);
-
   template <typename Kernel>
-  static bool has_structure(const BeginEvent<Kernel>& event) {
-    return event.key != nullptr || event.parent.key != nullptr || event.kernel_from_first_child ||
-           event.ends_with_failed_child;
-  }
-  static bool shares_unit(const void* unit, const ThreadStack& stack) {
-    return unit != nullptr && !stack.frames.empty() && stack.frames.back().unit == unit;
-  }
+  static bool has_structure(const BeginEvent<Kernel>& event);
+  static bool shares_unit(const void* unit, const ThreadStack& stack);
   template <typename Kernel>
-  static std::string_view kernel_text(const Kernel& kernel) {
-    if constexpr (std::is_invocable_v<const Kernel&>) {
-      return std::string_view(kernel());
-    } else {
-      return std::string_view(kernel);
-    }
-  }
+  static std::string_view kernel_text(const Kernel& kernel);
   /// begin() and begin_now() with extras: the kernel label read, when the
   /// frame will need it, and the rest done by begin_with_extras(). Out of
   /// line, so that the inline path stays small.
   template <typename Kernel>
   [[gnu::noinline]] void begin_out_of_line(const Clock* clock, Nanoseconds t,
-                                           const BeginEvent<Kernel>& event, ThreadStack& stack) {
-    BeginEvent<> out{event.pass,
-                     {},
-                     event.thread,
-                     event.unit,
-                     event.key,
-                     event.parent,
-                     event.stable_name,
-                     event.kernel_from_first_child,
-                     event.ends_with_failed_child};
-    if (!event.kernel_from_first_child && !shares_unit(event.unit, stack)) {
-      out.kernel = kernel_text(event.kernel);
-    }
-    begin_with_extras(clock, t, out, stack);
-  }
-
+                                           const BeginEvent<Kernel>& event, ThreadStack& stack);
   /// The frame of an event without extras, pushed inline: "The hot path" in
   /// timing_state.cc.
   template <typename Kernel>
-  [[gnu::always_inline]] Frame& push(const BeginEvent<Kernel>& event, ThreadStack& stack) {
-    // The pass first, then the kernel: the order the names get their ids in.
-    const NameId pass = event.stable_name ? name_cache_.intern_stable(section_.names, event.pass)
-                                          : name_cache_.intern(section_.names, event.pass);
-    const NameId kernel = shares_unit(event.unit, stack)
-                              ? stack.frames.back().kernel
-                              : name_cache_.intern(section_.names, kernel_text(event.kernel));
-    return push_frame(pass, kernel, event.unit, event.key,
-                      event.stable_name ? event.pass : std::string_view(), stack);
-  }
+  [[gnu::always_inline]] Frame& push(const BeginEvent<Kernel>& event, ThreadStack& stack);
   [[gnu::always_inline]] Frame& push_frame(NameId pass, NameId kernel, const void* unit,
                                            const void* key, std::string_view stable_name,
-                                           ThreadStack& stack) {
-    // One more than the frame below, which is the stack size unless a frame
-    // below was attached to a parent elsewhere.
-    const std::uint16_t depth =
-        stack.frames.empty() ? 0 : saturate_depth(std::size_t{stack.frames.back().depth} + 1);
-    // A name past 32 bits never matches by address: its size is truncated.
-    return stack.frames.push_back(Frame{pass, kernel, next_sequence_++, 0, depth, 0,
-                                        static_cast<std::uint32_t>(stable_name.size()), 0, 0, unit,
-                                        key, stable_name.data()});
-  }
-  static std::uint16_t saturate_depth(std::size_t depth) {
-    return depth < 0xFFFF ? static_cast<std::uint16_t>(depth) : std::uint16_t{0xFFFF};
-  }
-  bool is_name(NameId id, std::string_view pass) const {
-    const std::string_view name = section_.names[id];
-    return name.size() == pass.size() && same_bytes(name.data(), pass.data(), pass.size());
-  }
+                                           ThreadStack& stack);
+  static std::uint16_t saturate_depth(std::size_t depth);
+  bool is_name(NameId id, std::string_view pass) const;
   /// Whether `pass` names `frame`: by address for a stable name, else by text.
-  bool names_frame(const Frame& frame, std::string_view pass) const {
-    return (frame.name_data != nullptr && frame.name_data == pass.data() &&
-            frame.name_size == pass.size()) ||
-           is_name(frame.name, pass);
-  }
+  bool names_frame(const Frame& frame, std::string_view pass) const;
   void update_extras() { extras_ = observer_ != nullptr || sampler_ != nullptr || structured_; }
 
   /// begin() and begin_now() with an observer, metrics, or a frame shaped
@@ -416,22 +280,7 @@ class TimingStateMachine {
   const Frame* find_keyed(const ParentRef& parent) const;
   /// end() in pieces, so that the compiler keeps them in registers.
   [[gnu::always_inline]] void end_inline(Nanoseconds t, std::string_view pass, ThreadKey thread,
-                                         std::uint16_t flags, const MetricSample* sample) {
-    // Inline, and why: "The hot path" in timing_state.cc.
-    if (!extras_ && last_stack_ < stacks_.size()) [[likely]] {
-      ThreadStack& stack = stacks_[last_stack_];
-      if (stack.key == thread && !stack.frames.empty()) [[likely]] {
-        const Frame& top = stack.frames.back();
-        if ((top.name_data == pass.data() && top.name_size == pass.size() &&
-             top.name_data != nullptr) ||
-            (top.name_data == nullptr && is_name(top.name, pass))) [[likely]] {
-          complete_top(t, stack, flags);
-          return;
-        }
-      }
-    }
-    end_out_of_line(t, pass, thread, flags, sample);
-  }
+                                         std::uint16_t flags, const MetricSample* sample);
   /// end() beyond its inline case: another stack, another address, extras.
   /// The event comes in pieces, so that the inline case never stores it.
   [[gnu::noinline]] void end_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey thread,
@@ -477,3 +326,7 @@ class TimingStateMachine {
 };
 
 }  // namespace passtiming
+
+// The definitions of the hot path, inline for the sources that call it per
+// pass; not part of the contract above.
+#include "passtiming/engine/timing_state_inline.h"
