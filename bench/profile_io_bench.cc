@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/file_mapping.h"
 #include "passtiming/analysis/aggregate.h"
 #include "passtiming/engine/timing_state.h"
 #include "passtiming/formats/event_log_writer.h"
@@ -158,41 +159,33 @@ std::uint64_t pass_work(std::uint64_t x) {
 /// unmapped and removed on destruction.
 class PopulatedFile {
  public:
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
   explicit PopulatedFile(std::size_t size) : size_((size + kHugePage - 1) & ~(kHugePage - 1)) {
     path_ = fmt::format("{}/passtiming-bench-floor-{}.bin",
                         std::filesystem::temp_directory_path().string(), ::getpid());
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd_ < 0 || ::posix_fallocate(fd_, 0, static_cast<off_t>(size_)) != 0) return;
-    // The same placement as the log's: a huge-page-aligned address.
-    void* range = ::mmap(nullptr, size_ + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (range == MAP_FAILED) return;
-    range_ = static_cast<char*>(range);
-    char* aligned = reinterpret_cast<char*>(
-        (reinterpret_cast<std::uintptr_t>(range_) + kHugePage - 1) & ~(kHugePage - 1));
-    void* mapped = ::mmap(aligned, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd_, 0);
-    if (mapped == MAP_FAILED) return;
-    data_ = static_cast<char*>(mapped);
-#ifdef MADV_HUGEPAGE
-    ::madvise(data_, size_, MADV_HUGEPAGE);
-#endif
-#ifdef MADV_POPULATE_WRITE
-    ::madvise(data_, size_, MADV_POPULATE_WRITE);
-#endif
+    if (fd_ < 0) return;
+    // The same placement and pages as the log's: a huge-page-aligned range,
+    // the file's blocks allocated, mapped and populated.
+    range_ =
+        passtiming::detail::reserve_aligned_range(size_ + kHugePage, size_ + kHugePage, kHugePage);
+    if (range_.base == nullptr) return;
+    if (passtiming::detail::map_file_populated(fd_, range_.base, 0, size_) != 0) return;
+    data_ = range_.base;
   }
   ~PopulatedFile() {
-    if (range_ != nullptr) ::munmap(range_, size_ + kHugePage);
+    if (range_.base != nullptr) ::munmap(range_.base, range_.size);
     if (fd_ >= 0) ::close(fd_);
     std::filesystem::remove(path_);
   }
   char* data() const { return data_; }
 
  private:
+  static constexpr std::size_t kHugePage = passtiming::detail::kHugePageBytes;
+
   std::string path_;
   std::size_t size_;
   int fd_ = -1;
-  char* range_ = nullptr;
+  passtiming::detail::ReservedRange range_;
   char* data_ = nullptr;
 };
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "file_mapping.h"
 #include "json_text.h"
 #include "metric_fields.h"
 #include "passtiming/engine/logging.h"
@@ -44,7 +45,7 @@ namespace {
 /// so the kernel can map it with one page-table entry: the first store to
 /// each 4 KiB of a freshly mapped file page otherwise costs a fault, which
 /// on a virtual machine is microseconds, about 100 ns per pass pair.
-constexpr std::size_t kChunk = std::size_t{2} << 20;
+constexpr std::size_t kChunk = detail::kHugePageBytes;
 constexpr std::size_t kAhead = std::size_t{8} << 20;
 /// Address space reserved for the mapping, tried from the largest down.
 /// Reserving costs no memory; it only bounds the size of one log.
@@ -66,18 +67,10 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
         fmt::format("cannot create the event log {}: {}", path, std::strerror(errno)));
   }
   std::unique_ptr<EventLogWriter> writer(new EventLogWriter(path, fd));
-  for (std::size_t size = kReserveMax; size >= kReserveMin && writer->base_ == nullptr; size /= 2) {
-    void* range =
-        ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (range != MAP_FAILED) {
-      // Start at the first chunk boundary; give back the bytes before it.
-      const auto at = reinterpret_cast<std::uintptr_t>(range);
-      const std::size_t slack = ((at + kChunk - 1) & ~std::uintptr_t{kChunk - 1}) - at;
-      if (slack != 0) ::munmap(range, slack);
-      writer->base_ = static_cast<char*>(range) + slack;
-      writer->reserved_ = size - slack;
-    }
-  }
+  const detail::ReservedRange range =
+      detail::reserve_aligned_range(kReserveMax, kReserveMin, kChunk);
+  writer->base_ = range.base;
+  writer->reserved_ = range.size;
   if (writer->base_ == nullptr) {
     throw std::runtime_error(fmt::format("cannot reserve address space for the event log {}: {}",
                                          path, std::strerror(errno)));
@@ -131,19 +124,9 @@ int EventLogWriter::extend_mapping(std::size_t bytes) noexcept {
     if (reserved_ - mapped_ < kChunk) return EFBIG;
     // Allocating the blocks now (not just extending the size) is what turns
     // a full disk into this error instead of a SIGBUS on a later store.
-    if (int error = ::posix_fallocate(fd_, static_cast<off_t>(mapped_), kChunk)) return error;
-    void* chunk = ::mmap(base_ + mapped_, kChunk, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                         fd_, static_cast<off_t>(mapped_));
-    if (chunk == MAP_FAILED) return errno;
-#ifdef MADV_HUGEPAGE
-    // Hints, both: where the file system or kernel cannot, the chunk is
-    // mapped with 4 KiB pages, or faults on first store.
-    ::madvise(chunk, kChunk, MADV_HUGEPAGE);
-#endif
-#ifdef MADV_POPULATE_WRITE
-    // One call faults the whole chunk in.
-    ::madvise(chunk, kChunk, MADV_POPULATE_WRITE);
-#endif
+    if (int error = detail::map_file_populated(fd_, base_ + mapped_, mapped_, kChunk)) {
+      return error;
+    }
     mapped_ += kChunk;
     ready_.store(mapped_, std::memory_order_release);
   }

@@ -8,6 +8,7 @@
 
 #include "formats/html/assets.h"
 #include "formats/html/html_json.h"
+#include "json_text.h"
 #include "metric_fields.h"
 
 namespace passtiming {
@@ -120,16 +121,9 @@ void append_metrics(std::string& out, const ProfileMetrics& metrics) {
 std::string page_data(const Profile& profile, const HtmlOptions& options) {
   std::string out = "{\"title\":";
   append_string(out, options.title);
-  fmt::format_to(std::back_inserter(out), ",\"top_n\":{},\"metadata\":{{\"tool\":", options.top_n);
-  const ProfileMetadata& m = profile.metadata;
-  append_string(out, m.tool);
-  out += ",\"command\":";
-  append_string(out, m.command);
-  out += ",\"host\":";
-  append_string(out, m.host);
-  out += ",\"start_time\":";
-  append_string(out, m.start_time);
-  fmt::format_to(std::back_inserter(out), ",\"pid\":{}}}", m.pid);
+  fmt::format_to(std::back_inserter(out), ",\"top_n\":{},\"metadata\":{{", options.top_n);
+  detail::append_metadata_members(out, profile.metadata, &append_string);
+  out += '}';
   // Absent without metrics, so such a profile's page is what it always was.
   if (!profile.metrics.empty()) append_metrics(out, profile.metrics);
   out += ",\n\"sections\":[";

@@ -107,15 +107,16 @@ void append_json_string(std::string& out, std::string_view text) {
   out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
-void append_metadata_members(std::string& out, const ProfileMetadata& m) {
+void append_metadata_members(std::string& out, const ProfileMetadata& m,
+                             void (*append_string)(std::string&, std::string_view)) {
   out += "\"tool\":";
-  append_json_string(out, m.tool);
+  append_string(out, m.tool);
   out += ",\"command\":";
-  append_json_string(out, m.command);
+  append_string(out, m.command);
   out += ",\"host\":";
-  append_json_string(out, m.host);
+  append_string(out, m.host);
   out += ",\"start_time\":";
-  append_json_string(out, m.start_time);
+  append_string(out, m.start_time);
   out += ",\"pid\":";
   out += std::to_string(m.pid);
 }

@@ -27,8 +27,12 @@ char* write_json_string(char* out, std::string_view text) noexcept;
 void append_json_string(std::string& out, std::string_view text);
 
 /// Appends the members of `m` that every JSON output carries, in this order:
-/// `"tool":…,"command":…,"host":…,"start_time":…,"pid":N` (no braces).
-void append_metadata_members(std::string& out, const ProfileMetadata& m);
+/// `"tool":…,"command":…,"host":…,"start_time":…,"pid":N` (no braces), with
+/// strings quoted by `append_string` (the HTML report quotes them for a
+/// `<script>` element).
+void append_metadata_members(std::string& out, const ProfileMetadata& m,
+                             void (*append_string)(std::string&,
+                                                   std::string_view) = &append_json_string);
 
 /// Offset of the first byte of `text` that is not part of valid UTF-8, or
 /// npos when all of it is valid.

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <vector>
 
+#include "passtiming/analysis/aggregate.h"
 #include "passtiming/formats/profile_json.h"
 #include "passtiming/formats/report.h"
 
@@ -52,15 +53,6 @@ std::string p_text(const std::optional<double>& p) {
   return p ? fmt::format("{:.2g}", *p) : std::string("-");
 }
 
-std::string_view group_word(GroupBy by) {
-  switch (by) {
-    case GroupBy::pass: return "pass";
-    case GroupBy::kernel: return "kernel";
-    case GroupBy::context: return "context";
-  }
-  return "pass";
-}
-
 std::string plural(std::size_t n, std::string_view word) {
   if (n == 1) return fmt::format("1 {}", word);
   // "pass" -> "passes"; kernels and contexts take an s.
@@ -68,10 +60,10 @@ std::string plural(std::size_t n, std::string_view word) {
 }
 
 std::string geomean_text(const GateResult& r, GroupBy by) {
-  if (!r.geomean_ratio) return fmt::format("no {} above 0 on both sides", group_word(by));
+  if (!r.geomean_ratio) return fmt::format("no {} above 0 on both sides", group_by_name(by));
   std::string text =
       fmt::format("{:.4f} ({:+.2f}%) over {}", *r.geomean_ratio, (*r.geomean_ratio - 1) * 100,
-                  plural(r.geomean_groups, group_word(by)));
+                  plural(r.geomean_groups, group_by_name(by)));
   if (r.geomean_excluded) {
     text += fmt::format(", {} with a median of 0 left out", r.geomean_excluded);
   }
@@ -82,7 +74,7 @@ std::string test_text(const GateResult& r, const GateReportContext& c) {
   return fmt::format(
       "Mann-Whitney U ({}), Holm at alpha {:g} over {} tested; threshold +{:g}%, floor {}",
       c.settings.alternative == Alternative::greater ? "one-sided: new larger" : "two-sided",
-      c.settings.alpha, plural(r.tested, group_word(c.by)), c.settings.threshold_pct,
+      c.settings.alpha, plural(r.tested, group_by_name(c.by)), c.settings.threshold_pct,
       display_floor(c));
 }
 
@@ -134,7 +126,7 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "{}\nPass Timing Gate by {}: {} self {} per run, {} base and {} new runs\n",
-                 std::string(rule, '='), group_word(c.by), measure_name(c.measure), unit,
+                 std::string(rule, '='), group_by_name(c.by), measure_name(c.measure), unit,
                  r.base_runs, r.new_runs);
   fmt::format_to(it, "{}\n{}\n", test_text(r, c), std::string(rule, '-'));
   fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", "Pass", width,
@@ -168,7 +160,7 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
                  "\"base_profiles\":{},\"new_profiles\":{},\"tested\":{},\"smallest_p\":{},"
                  "\"geomean_ratio\":{},\"geomean_groups\":{},\"geomean_excluded\":{},",
                  r.regressions ? "regression" : "ok", r.regressions, measure_name(c.measure),
-                 measure_unit(c.measure), group_word(c.by),
+                 measure_unit(c.measure), group_by_name(c.by),
                  alternative_name(c.settings.alternative), c.settings.alpha,
                  c.settings.threshold_pct, c.settings.floor, r.base_runs, r.new_runs, r.tested,
                  r.smallest_p, optional_number(r.geomean_ratio), r.geomean_groups,
@@ -207,7 +199,7 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
   const std::string_view unit = display_unit(c.measure);
   fmt::format_to(it, "**passtiming gate: {}** ({} self {} by {}, {} base and {} new runs)\n\n",
                  verdict_text(r), measure_name(c.measure), is_time(c.measure) ? "time" : "value",
-                 group_word(c.by), r.base_runs, r.new_runs);
+                 group_by_name(c.by), r.base_runs, r.new_runs);
   fmt::format_to(it, "{}. Geometric mean of new/base: {}.\n\n", test_text(r, c),
                  geomean_text(r, c.by));
 

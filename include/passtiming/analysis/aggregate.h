@@ -26,6 +26,8 @@ enum class GroupBy { pass, kernel, context };
 
 /// "pass", "kernel" or "context"; nullopt for anything else.
 std::optional<GroupBy> parse_group_by(std::string_view text);
+/// The word parse_group_by() reads for `by`: "pass", "kernel" or "context",
+/// as the command line, the reports and the JSON output name a group.
 std::string_view group_by_name(GroupBy by);
 
 /// One group's figures, in the aggregator's measure (wall time unless asked
