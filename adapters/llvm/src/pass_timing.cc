@@ -87,9 +87,10 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, PassTiming* self,
 
 PassTiming::PassTiming(std::shared_ptr<Recorder> recorder)
     : recorder_(recorder ? std::move(recorder) : std::make_shared<Recorder>()),
-      machine_(&recorder_->machine()) {
+      machine_(&recorder_->machine()),
+      clock_(&recorder_->clock()) {
   // The clock is read inline when it is the process's steady clock.
-  steady_ = &recorder_->clock() == steady_clock().get();
+  steady_ = clock_ == steady_clock().get();
   // Nothing is read when every metric asked for is unavailable: the profile
   // says why, and the callbacks stay as cheap as without metrics.
   count_ir_ = recorder_->metrics().recorded.contains(Metric::ir);
@@ -131,9 +132,9 @@ void PassTiming::before_pass(std::string_view pass, const ::llvm::Any& ir) noexc
                                             .stable_name = true};
     // The frame is pushed first and the clock read last.
     if (steady_) {
-      state().begin_now(static_cast<const SteadyClock&>(recorder_->clock()), event);
+      state().begin_now(static_cast<const SteadyClock&>(*clock_), event);
     } else {
-      state().begin_now(recorder_->clock(), event);
+      state().begin_now(*clock_, event);
     }
   } catch (const std::exception& e) {
     stop(e.what());

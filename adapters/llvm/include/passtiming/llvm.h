@@ -109,7 +109,7 @@ class PassTiming {
   void stop(const char* what) noexcept;
   /// The clock, read inline when it is the process's steady clock.
   Nanoseconds now() const noexcept {
-    return steady_ ? SteadyClock::read() : recorder_->clock().now_ns();
+    return steady_ ? SteadyClock::read() : clock_->now_ns();
   }
   TimingStateMachine& state() noexcept { return *machine_; }
 
@@ -123,6 +123,8 @@ class PassTiming {
   /// The recorder's machine, read by every callback without the recorder's
   /// indirection.
   TimingStateMachine* machine_;
+  /// The recorder's clock, likewise.
+  const Clock* clock_;
   std::string scratch_label_;
   std::vector<std::string_view> scratch_symbols_;
 };
