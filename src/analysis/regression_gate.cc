@@ -33,6 +33,92 @@ bool exceeds_threshold(double base, double delta, double threshold_pct) {
   return delta / std::abs(base) * 100 > threshold_pct;
 }
 
+using Side = std::vector<std::unordered_map<std::string, double>>;
+
+/// Every group of either side, in key order.
+std::set<std::string> keys_of(const Side& base, const Side& next) {
+  std::set<std::string> keys;
+  for (const Side* side : {&base, &next}) {
+    for (const auto& run : *side) {
+      for (const auto& entry : run) keys.insert(entry.first);
+    }
+  }
+  return keys;
+}
+
+/// The row of group `key`: where it is, its medians, whether it grew past
+/// the threshold and the floor, and for a group on both sides worth testing
+/// the rank test's outcome (no p-value yet corrected).
+GateRow compare_group(const std::string& key, const Side& base, const Side& next,
+                      const GateSettings& settings) {
+  GateRow row;
+  row.key = key;
+  bool in_base = false, in_new = false;
+  std::vector<double> base_values = runs_of(base, key, in_base);
+  std::vector<double> new_values = runs_of(next, key, in_new);
+  row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
+  if (row.status == GateStatus::ok) {
+    // Which groups are tested is decided from the pooled runs alone,
+    // without the side each run came from: a group is tested when the
+    // spread of its pooled runs could hold a change above the floor and
+    // the threshold (the medians' change is at most max - min, and
+    // relative to a base median of at least min). Under the null
+    // hypothesis the rank test's p-value is exact conditionally on the
+    // pooled values, so this choice leaves it valid, and Holm's correction
+    // is not diluted by the many passes too small to ever matter.
+    const auto [lo_base, hi_base] = std::minmax_element(base_values.begin(), base_values.end());
+    const auto [lo_new, hi_new] = std::minmax_element(new_values.begin(), new_values.end());
+    const double lo = std::min(*lo_base, *lo_new), hi = std::max(*hi_base, *hi_new);
+    row.tested = hi - lo > settings.floor && exceeds_threshold(lo, hi - lo, settings.threshold_pct);
+    if (row.tested) {
+      const RankTestResult test = mann_whitney_u(base_values, new_values, settings.alternative);
+      row.u_new = test.u_new;
+      row.p_value = test.p_value;
+      row.exact = test.exact;
+    }
+  }
+  row.base_median = median_of(base_values);
+  row.new_median = median_of(new_values);
+  if (row.status == GateStatus::ok) {
+    row.above_threshold = exceeds_threshold(row.base_median, row.delta(), settings.threshold_pct);
+    row.above_floor = row.delta() > settings.floor;
+  }
+  return row;
+}
+
+/// Holm-adjusts the p-values of the tested rows (`tested_rows`, at the same
+/// index as `p_values`) and flags those at most `alpha` that grew past the
+/// threshold and the floor. Holm rather than Bonferroni: the same guarantee
+/// (the chance that any unchanged pass is flagged is at most alpha, whatever
+/// the dependence between passes, which share every run), uniformly more
+/// power. Not a false-discovery-rate method: a CI gate fails the whole build
+/// on one flagged pass, so the family-wise error is the one to bound.
+void flag_regressions(GateResult& result, const std::vector<std::size_t>& tested_rows,
+                      const std::vector<double>& p_values, double alpha) {
+  const std::vector<double> adjusted = holm_adjust(p_values);
+  for (std::size_t i = 0; i < tested_rows.size(); ++i) {
+    GateRow& row = result.rows[tested_rows[i]];
+    row.p_holm = adjusted[i];
+    if (adjusted[i] <= alpha && row.above_threshold && row.above_floor) {
+      row.status = GateStatus::regression;
+      ++result.regressions;
+    }
+  }
+  result.tested = tested_rows.size();
+}
+
+/// Regressions first, then every other row; each part by delta, largest
+/// first, ties by key.
+void sort_rows(std::vector<GateRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const GateRow& a, const GateRow& b) {
+    const bool a_flagged = a.status == GateStatus::regression;
+    const bool b_flagged = b.status == GateStatus::regression;
+    if (a_flagged != b_flagged) return a_flagged;
+    if (a.delta() != b.delta()) return a.delta() > b.delta();
+    return a.key < b.key;
+  });
+}
+
 }  // namespace
 
 std::string_view gate_status_name(GateStatus status) {
@@ -74,49 +160,15 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
   result.new_runs = next.size();
   result.smallest_p = smallest_p_value(base.size(), next.size(), settings.alternative);
 
-  std::set<std::string> keys;
-  for (const auto* side : {&base, &next}) {
-    for (const auto& run : *side) {
-      for (const auto& entry : run) keys.insert(entry.first);
-    }
-  }
-
   double log_ratio_sum = 0;
   std::vector<std::size_t> tested_rows;
   std::vector<double> p_values;
-  for (const std::string& key : keys) {
-    GateRow row;
-    row.key = key;
-    bool in_base = false, in_new = false;
-    std::vector<double> base_values = runs_of(base, key, in_base);
-    std::vector<double> new_values = runs_of(next, key, in_new);
-    row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
-
-    if (row.status == GateStatus::ok) {
-      // Which groups are tested is decided from the pooled runs alone,
-      // without the side each run came from: a group is tested when the
-      // spread of its pooled runs could hold a change above the floor and
-      // the threshold (the medians' change is at most max - min, and
-      // relative to a base median of at least min). Under the null
-      // hypothesis the rank test's p-value is exact conditionally on the
-      // pooled values, so this choice leaves it valid, and Holm's correction
-      // is not diluted by the many passes too small to ever matter.
-      const auto [lo_base, hi_base] = std::minmax_element(base_values.begin(), base_values.end());
-      const auto [lo_new, hi_new] = std::minmax_element(new_values.begin(), new_values.end());
-      const double lo = std::min(*lo_base, *lo_new), hi = std::max(*hi_base, *hi_new);
-      row.tested =
-          hi - lo > settings.floor && exceeds_threshold(lo, hi - lo, settings.threshold_pct);
-      if (row.tested) {
-        const RankTestResult test = mann_whitney_u(base_values, new_values, settings.alternative);
-        row.u_new = test.u_new;
-        row.p_value = test.p_value;
-        row.exact = test.exact;
-        tested_rows.push_back(result.rows.size());
-        p_values.push_back(test.p_value);
-      }
+  for (const std::string& key : keys_of(base, next)) {
+    GateRow row = compare_group(key, base, next, settings);
+    if (row.tested) {
+      tested_rows.push_back(result.rows.size());
+      p_values.push_back(*row.p_value);
     }
-    row.base_median = median_of(base_values);
-    row.new_median = median_of(new_values);
     if (row.status == GateStatus::ok) {
       if (const std::optional<double> ratio = row.ratio()) {
         log_ratio_sum += std::log(*ratio);
@@ -125,39 +177,13 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
         ++result.geomean_excluded;
       }
     }
-    if (row.status == GateStatus::ok) {
-      row.above_threshold = exceeds_threshold(row.base_median, row.delta(), settings.threshold_pct);
-      row.above_floor = row.delta() > settings.floor;
-    }
     result.rows.push_back(std::move(row));
   }
-
-  // Holm rather than Bonferroni: the same guarantee (the chance that any
-  // unchanged pass is flagged is at most alpha, whatever the dependence
-  // between passes, which share every run), uniformly more power. Not a
-  // false-discovery-rate method: a CI gate fails the whole build on one
-  // flagged pass, so the family-wise error is the one to bound.
-  const std::vector<double> adjusted = holm_adjust(p_values);
-  for (std::size_t i = 0; i < tested_rows.size(); ++i) {
-    GateRow& row = result.rows[tested_rows[i]];
-    row.p_holm = adjusted[i];
-    if (adjusted[i] <= settings.alpha && row.above_threshold && row.above_floor) {
-      row.status = GateStatus::regression;
-      ++result.regressions;
-    }
-  }
-  result.tested = tested_rows.size();
+  flag_regressions(result, tested_rows, p_values, settings.alpha);
   if (result.geomean_groups > 0) {
     result.geomean_ratio = std::exp(log_ratio_sum / static_cast<double>(result.geomean_groups));
   }
-
-  std::stable_sort(result.rows.begin(), result.rows.end(), [](const GateRow& a, const GateRow& b) {
-    const bool a_flagged = a.status == GateStatus::regression;
-    const bool b_flagged = b.status == GateStatus::regression;
-    if (a_flagged != b_flagged) return a_flagged;
-    if (a.delta() != b.delta()) return a.delta() > b.delta();
-    return a.key < b.key;
-  });
+  sort_rows(result.rows);
   return result;
 }
 

@@ -139,11 +139,15 @@ void close_span(std::string& out, bool failed) {
   out += '}';
 }
 
-}  // namespace
+/// Times on the Unix clock: a record's offset from the profile's first pass
+/// (`origin`, one clock for every section) after the profile's start time.
+struct UnixClock {
+  std::uint64_t base_ns;
+  Nanoseconds origin;
+  std::uint64_t at(Nanoseconds t) const { return base_ns + (t - origin); }
+};
 
-void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
-  const Ids ids{fnv1a(run.run_id, 0xcbf29ce484222325ull)};
-  // One clock for every section: offsets from the profile's first pass.
+UnixClock unix_clock_of(const Profile& profile) {
   Nanoseconds origin = 0;
   bool any = false;
   for (const Section& section : profile.sections) {
@@ -154,9 +158,12 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
   }
   const std::uint64_t base_ns =
       static_cast<std::uint64_t>(epoch_seconds(profile.metadata.start_time)) * 1'000'000'000ull;
+  return {base_ns, origin};
+}
 
-  std::string out;
-  out.reserve(kTextPieceBytes + 4096);
+/// The document's head: the resource (the service, the host, the process and
+/// the run's identity and metadata) and the scope, up to its list of spans.
+void append_resource(std::string& out, const Profile& profile, const RunIdentity& run) {
   out += "{\"resourceSpans\":[{\"resource\":{\"attributes\":[";
   string_attribute(out, "service.name", "passtiming");
   out += ',';
@@ -181,62 +188,90 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
   out += "]},\"scopeSpans\":[{\"scope\":{\"name\":\"passtiming\",\"version\":\"";
   out += kVersion;
   out += "\"},\"spans\":[";
+}
 
+/// The spans of one section, in one trace: what every span of it shares.
+struct SectionSpans {
+  const Section& section;
+  std::size_t index;
+  std::string trace_id;
+  SpanId root_id;
+  /// Each name as a JSON string once, not once per span.
+  std::vector<std::string> quoted;
+};
+
+/// The section's root span: the PassContext, parent of its top-level
+/// passes, from its first start to its last end.
+void append_section_span(std::string& out, const SectionSpans& spans, const UnixClock& clock) {
+  const Section& section = spans.section;
+  Nanoseconds first = section.records.front().start_ns;
+  Nanoseconds last = first;
+  for (const Record& r : section.records) {
+    first = std::min(first, r.start_ns);
+    last = std::max(last, r.start_ns + r.inclusive_ns);
+  }
+  std::string root_name;
+  detail::append_json_string(root_name, section.context.empty() ? "PassContext" : section.context);
+  open_span(out, {spans.trace_id, spans.root_id.text(), "", root_name, clock.at(first),
+                  clock.at(last), false});
+  int_attribute(out, "passtiming.section", spans.index);
+  out += ',';
+  string_attribute(out, "passtiming.context", section.context);
+  out += ',';
+  int_attribute(out, "passtiming.records", section.records.size());
+  close_span(out, false);
+}
+
+/// The span of one record, a child of its parent record's span or of the
+/// section's.
+void append_record_span(std::string& out, const SectionSpans& spans, const Ids& ids,
+                        const Record& r, const UnixClock& clock) {
+  const Section& section = spans.section;
+  const bool failed = (r.flags & kRecordFailed) != 0;
+  const SpanId id = ids.span_id(spans.index, r.sequence);
+  const SpanId parent = r.parent == kNoParent ? spans.root_id : ids.span_id(spans.index, r.parent);
+  open_span(out, {spans.trace_id, id.text(), parent.text(), spans.quoted[r.name],
+                  clock.at(r.start_ns), clock.at(r.start_ns + r.inclusive_ns), failed});
+  out += "{\"key\":\"passtiming.kernel\",\"value\":{\"stringValue\":";
+  out += spans.quoted[r.kernel];
+  out += "}}";
+  out += ',';
+  int_attribute(out, "passtiming.sequence", r.sequence);
+  out += ',';
+  int_attribute(out, "passtiming.depth", r.depth);
+  out += ',';
+  int_attribute(out, "passtiming.thread",
+                r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
+  out += ',';
+  int_attribute(out, "passtiming.inclusive_ns", r.inclusive_ns);
+  out += ',';
+  int_attribute(out, "passtiming.self_ns", r.self_ns);
+  close_span(out, failed);
+}
+
+}  // namespace
+
+void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+  const Ids ids{fnv1a(run.run_id, 0xcbf29ce484222325ull)};
+  const UnixClock clock = unix_clock_of(profile);
+  std::string out;
+  out.reserve(kTextPieceBytes + 4096);
+  append_resource(out, profile, run);
   bool first_span = true;
   for (std::size_t s = 0; s < profile.sections.size(); ++s) {
     const Section& section = profile.sections[s];
     if (section.records.empty()) continue;
-    const std::string trace_id = ids.trace_id(s);
-    const SpanId root_id = ids.span_id(s, kRootSequence);
-    Nanoseconds first = section.records.front().start_ns;
-    Nanoseconds last = first;
-    for (const Record& r : section.records) {
-      first = std::min(first, r.start_ns);
-      last = std::max(last, r.start_ns + r.inclusive_ns);
+    SectionSpans spans{section, s, ids.trace_id(s), ids.span_id(s, kRootSequence),
+                       std::vector<std::string>(section.names.size())};
+    for (std::size_t id = 0; id < spans.quoted.size(); ++id) {
+      detail::append_json_string(spans.quoted[id], section.names[static_cast<NameId>(id)]);
     }
-    auto unix_ns = [&](Nanoseconds t) { return base_ns + (t - origin); };
-    // Each name as a JSON string once, not once per span.
-    std::vector<std::string> quoted(section.names.size());
-    for (std::size_t id = 0; id < quoted.size(); ++id) {
-      detail::append_json_string(quoted[id], section.names[static_cast<NameId>(id)]);
-    }
-
-    // The section: the PassContext, parent of its top-level passes.
     if (!first_span) out += ',';
     first_span = false;
-    std::string root_name;
-    detail::append_json_string(root_name,
-                               section.context.empty() ? "PassContext" : section.context);
-    open_span(out, {trace_id, root_id.text(), "", root_name, unix_ns(first), unix_ns(last), false});
-    int_attribute(out, "passtiming.section", s);
-    out += ',';
-    string_attribute(out, "passtiming.context", section.context);
-    out += ',';
-    int_attribute(out, "passtiming.records", section.records.size());
-    close_span(out, false);
-
+    append_section_span(out, spans, clock);
     for (const Record& r : section.records) {
       out += ',';
-      const bool failed = (r.flags & kRecordFailed) != 0;
-      const SpanId id = ids.span_id(s, r.sequence);
-      const SpanId parent = r.parent == kNoParent ? root_id : ids.span_id(s, r.parent);
-      open_span(out, {trace_id, id.text(), parent.text(), quoted[r.name], unix_ns(r.start_ns),
-                      unix_ns(r.start_ns + r.inclusive_ns), failed});
-      out += "{\"key\":\"passtiming.kernel\",\"value\":{\"stringValue\":";
-      out += quoted[r.kernel];
-      out += "}}";
-      out += ',';
-      int_attribute(out, "passtiming.sequence", r.sequence);
-      out += ',';
-      int_attribute(out, "passtiming.depth", r.depth);
-      out += ',';
-      int_attribute(out, "passtiming.thread",
-                    r.thread < section.threads.size() ? section.threads[r.thread] : r.thread);
-      out += ',';
-      int_attribute(out, "passtiming.inclusive_ns", r.inclusive_ns);
-      out += ',';
-      int_attribute(out, "passtiming.self_ns", r.self_ns);
-      close_span(out, failed);
+      append_record_span(out, spans, ids, r, clock);
       if (out.size() >= kTextPieceBytes) {
         sink(out);
         out.clear();

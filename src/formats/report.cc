@@ -122,7 +122,11 @@ class ReportWriter {
   /// without one, render() returns it whole.
   ReportWriter(const Section& section, double threshold_ms, std::optional<std::string_view> context,
                const TextSink* sink = nullptr)
-      : section_(section), threshold_ms_(threshold_ms), context_(context), sink_(sink) {
+      : section_(section),
+        threshold_ms_(threshold_ms),
+        threshold_s_(threshold_ms / 1000.0),
+        context_(context),
+        sink_(sink) {
     labels_.resize(section.names.size());
     for (std::size_t id = 0; id < labels_.size(); ++id) {
       labels_[id].text = escape_for_terminal(section.names[static_cast<NameId>(id)]);
@@ -131,44 +135,80 @@ class ReportWriter {
   }
 
   std::string render() {
-    const auto& records = section_.records;
-    const double threshold_s = threshold_ms_ / 1000.0;
     const double total = section_.total_seconds();
-    // The seed hides a row when its time is under the threshold, but sizes
-    // the name column and ranks the top 10 over the rows at or above it. The
-    // two differ only for a NaN threshold: every row shown, none ranked.
-    auto hidden = [&](const Record& r) { return to_seconds(r.inclusive_ns) < threshold_s; };
-    auto ranked = [&](const Record& r) { return to_seconds(r.inclusive_ns) >= threshold_s; };
+    const Layout layout = measure();
+    const std::size_t visible_count = section_.records.size() - layout.hidden_count;
+    out_.reserve(sink_ ? kTextPieceBytes + 2 * layout.rule + 256
+                       : 256 + (visible_count + kTopN) * (layout.rule + 8));
+    write_header(layout, total);
+    write_rows(layout.width, total);
+    line(std::string(layout.rule, '-'));
+    if (layout.ranked_count > 0) write_slowest(layout, total);
+    if (layout.hidden_count > 0) {
+      fmt::format_to(std::back_inserter(out_),
+                     "\n({} passes skipped - under {:.1f}ms inclusive threshold)\n",
+                     layout.hidden_count, threshold_ms_);
+    }
+    out_.append(layout.rule, '=');
+    if (sink_) {
+      (*sink_)(out_);
+      out_.clear();
+    }
+    return std::move(out_);
+  }
 
+ private:
+  /// The table's geometry: the name column's width, the rules', and how
+  /// many rows are hidden and ranked.
+  struct Layout {
     std::size_t width = kMinNameWidth;
+    std::size_t rule = 0;
     std::size_t hidden_count = 0;
     std::size_t ranked_count = 0;
-    for (const Record& r : records) {
-      if (hidden(r)) ++hidden_count;
-      if (!ranked(r)) continue;
-      ++ranked_count;
-      width = std::max(width, 2 * std::size_t{r.depth} + display_width(r));
-    }
-    const std::size_t visible_count = records.size() - hidden_count;
-    const std::size_t rule = width + 53;
+  };
 
-    out_.reserve(sink_ ? kTextPieceBytes + 2 * rule + 256
-                       : 256 + (visible_count + kTopN) * (rule + 8));
-    line(std::string(rule, '='));
+  // The seed hides a row when its time is under the threshold, but sizes
+  // the name column and ranks the top 10 over the rows at or above it. The
+  // two differ only for a NaN threshold: every row shown, none ranked.
+  bool hidden(const Record& r) const { return to_seconds(r.inclusive_ns) < threshold_s_; }
+  bool ranked(const Record& r) const { return to_seconds(r.inclusive_ns) >= threshold_s_; }
+
+  Layout measure() const {
+    Layout layout;
+    for (const Record& r : section_.records) {
+      if (hidden(r)) ++layout.hidden_count;
+      if (!ranked(r)) continue;
+      ++layout.ranked_count;
+      layout.width = std::max(layout.width, 2 * std::size_t{r.depth} + display_width(r));
+    }
+    layout.rule = layout.width + 53;
+    return layout;
+  }
+
+  /// The title, the context, the total and the threshold, and the column
+  /// heads between rules.
+  void write_header(const Layout& layout, double total) {
+    line(std::string(layout.rule, '='));
     line("TileLang Pass Timing Report");
     if (context_) line("Context: " + escape_for_terminal(*context_));
-    line(std::string(rule, '='));
-    fmt::format_to(std::back_inserter(out_), "Total: {:.4f}s ({} passes)\n", total, records.size());
+    line(std::string(layout.rule, '='));
+    fmt::format_to(std::back_inserter(out_), "Total: {:.4f}s ({} passes)\n", total,
+                   section_.records.size());
     if (threshold_ms_ > 0) {
       fmt::format_to(std::back_inserter(out_), "(inclusive threshold: {:.1f}ms)\n", threshold_ms_);
     }
-    line(std::string(rule, '-'));
+    line(std::string(layout.rule, '-'));
     fmt::format_to(std::back_inserter(out_), "{:>3}  ", "#");
-    padded("Pass Name", 9, width);
+    padded("Pass Name", 9, layout.width);
     fmt::format_to(std::back_inserter(out_), " {:>10} {:>10}  {:>7} {:>7}\n", "Inclusive", "Self",
                    "Incl %", "Self %");
-    line(std::string(rule, '-'));
+    line(std::string(layout.rule, '-'));
+  }
 
+  /// One row per record not hidden, in the order the passes started,
+  /// indented by depth; handed to the sink every kTextPieceBytes.
+  void write_rows(std::size_t width, double total) {
+    const auto& records = section_.records;
     const std::vector<std::uint32_t> order = section_.order_by_sequence();
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Record& r = records[order[i]];
@@ -196,35 +236,23 @@ class ReportWriter {
         out_.clear();
       }
     }
-    line(std::string(rule, '-'));
-
-    if (ranked_count > 0) {
-      const std::vector<std::uint32_t> top = slowest(ranked_count, threshold_s);
-      fmt::format_to(std::back_inserter(out_), "Top {} Slowest Passes by Inclusive Time:\n",
-                     top.size());
-      for (std::size_t rank = 0; rank < top.size(); ++rank) {
-        const Record& r = records[top[rank]];
-        fmt::format_to(std::back_inserter(out_), "  {:>2}. ", rank + 1);
-        display(r, width + 2);
-        const double incl = to_seconds(r.inclusive_ns);
-        fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>5.1f}%\n", incl,
-                       percent(incl, total));
-      }
-    }
-    if (hidden_count > 0) {
-      fmt::format_to(std::back_inserter(out_),
-                     "\n({} passes skipped - under {:.1f}ms inclusive threshold)\n", hidden_count,
-                     threshold_ms_);
-    }
-    out_.append(rule, '=');
-    if (sink_) {
-      (*sink_)(out_);
-      out_.clear();
-    }
-    return std::move(out_);
   }
 
- private:
+  /// The top kTopN ranked records by inclusive time.
+  void write_slowest(const Layout& layout, double total) {
+    const std::vector<std::uint32_t> top = slowest(layout.ranked_count, threshold_s_);
+    fmt::format_to(std::back_inserter(out_), "Top {} Slowest Passes by Inclusive Time:\n",
+                   top.size());
+    for (std::size_t rank = 0; rank < top.size(); ++rank) {
+      const Record& r = section_.records[top[rank]];
+      fmt::format_to(std::back_inserter(out_), "  {:>2}. ", rank + 1);
+      display(r, layout.width + 2);
+      const double incl = to_seconds(r.inclusive_ns);
+      fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>5.1f}%\n", incl,
+                     percent(incl, total));
+    }
+  }
+
   static double percent(double value, double total) {
     return total > 0 ? value / total * 100 : 0.0;
   }
@@ -279,6 +307,7 @@ class ReportWriter {
 
   const Section& section_;
   double threshold_ms_;
+  double threshold_s_;
   std::optional<std::string_view> context_;
   const TextSink* sink_;
   std::vector<Label> labels_;

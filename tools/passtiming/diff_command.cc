@@ -116,6 +116,120 @@ bool gate_options_given(const GateOptions& given, const GateOptions& defaults) {
          given.alternative != defaults.alternative || given.threshold_pct != defaults.threshold_pct;
 }
 
+void add_diff_options(CLI::App& sub, DiffOptions& options) {
+  sub.add_option("BASE NEW", options.positional,
+                 "one base and one new profile or event log (or use --base/--new)")
+      ->expected(0, 2);
+  sub.add_option("--base", options.base, "base profiles (several: compare medians)");
+  sub.add_option("--new", options.next, "new profiles (several: compare medians)");
+  sub.add_option("--fail-above", options.fail_above,
+                 "exit 1 when a pass got slower by more than this many percent");
+  sub.add_option("--min-ms", options.min_ms,
+                 "only passes whose new median self time is at least this many ms can fail");
+  sub.add_option("--by", options.by, "compare by pass (default), kernel or context")
+      ->check(CLI::IsMember({"pass", "kernel", "context"}));
+  sub.add_option("--format", options.format, "text (default) or json; markdown with --gate")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub.add_option("-o,--output", options.output, "output file (default '-': stdout)");
+}
+
+/// The statistical gate's options (docs/gate.md).
+void add_gate_options(CLI::App& sub, DiffOptions& options) {
+  GateOptions& g = options.gate_options;
+  sub.add_flag("--gate", options.gate,
+               "statistical gate over several runs per side: Mann-Whitney U per pass, Holm's "
+               "correction, a threshold and a floor; exit 1 on a regression");
+  sub.add_option("--measure", g.measure,
+                 "with --gate: wall, cpu, instructions, rss or ir (default: cpu when every "
+                 "profile recorded it, else wall)")
+      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
+  sub.add_option("--alpha", g.alpha,
+                 "with --gate: family-wise error rate over the tested passes (default 0.05)");
+  sub.add_option("--alternative", g.alternative,
+                 "with --gate: greater (default: is the new side larger?) or two-sided")
+      ->check(CLI::IsMember({"greater", "two-sided"}));
+  sub.add_option("--threshold-pct", g.threshold_pct,
+                 "with --gate: the median must grow by more than this many percent (default 5)");
+  sub.add_option("--floor-ms", g.floor_ms,
+                 "with --gate: ... and by more than this many ms (default 1; wall and cpu)");
+  sub.add_option("--floor", g.floor,
+                 "with --gate: ... and by more than this, in the measure's unit");
+}
+
+/// The statistical gate over o's sides, with its own options.
+int run_gate(const DiffOptions& o) {
+  if (o.fail_above || o.min_ms != "0") {
+    return input_failure(
+        "passtiming diff: --fail-above and --min-ms are the median gate; --gate takes "
+        "--threshold-pct and --floor-ms");
+  }
+  GateOptions gate = o.gate_options;
+  gate.base = o.base;
+  gate.next = o.next;
+  gate.by = o.by;
+  gate.format = o.format;
+  gate.output = o.output;
+  return run_diff_gate(gate);
+}
+
+/// The median diff: each group's median self time per side, flagged when
+/// --fail-above is given and it grew by more than that (and is at least
+/// --min-ms); written in --format to --output.
+int run_median_diff(const DiffOptions& o) {
+  const GateOptions defaults;
+  if (o.format == "markdown" || gate_options_given(o.gate_options, defaults)) {
+    return input_failure(
+        "passtiming diff: --format markdown, --measure, --alpha, --alternative, "
+        "--threshold-pct, --floor-ms and --floor need --gate");
+  }
+  std::optional<double> fail_above;
+  double min_ms = 0;
+  if (o.fail_above) {
+    double value = 0;
+    if (!parse_number_option(*o.fail_above, "--fail-above", value)) return kExitUsage;
+    fail_above = value;
+  }
+  if (!parse_number_option(o.min_ms, "--min-ms", min_ms)) return kExitUsage;
+  const GroupBy by = *parse_group_by(o.by);
+
+  std::vector<Totals> base, next;
+  try {
+    for_each_profile(o.base, [&](Profile&& p) { base.push_back(totals_by_group(p, by)); });
+    for_each_profile(o.next, [&](Profile&& p) { next.push_back(totals_by_group(p, by)); });
+  } catch (const std::exception& e) {
+    return input_failure(e.what());
+  }
+  const std::vector<DiffRow> rows = diff_profiles(base, next);
+  std::vector<bool> regressions(rows.size(), false);
+  bool regressed = false;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    regressions[i] = fail_above && is_regression(rows[i], *fail_above, min_ms);
+    regressed = regressed || regressions[i];
+  }
+  const std::string text =
+      o.format == "json"
+          ? render_json(rows, regressions, o, base.size(), next.size(), fail_above, min_ms)
+          : render_text(rows, regressions, o, base.size(), next.size(), fail_above, min_ms);
+  try {
+    write_output(o.output, text);
+  } catch (const std::exception& e) {
+    return input_failure(e.what());
+  }
+  return regressed ? kExitRegression : kExitOk;
+}
+
+/// BASE NEW, or --base FILE... --new FILE...: the sides, as lists.
+int run_diff(DiffOptions& o) {
+  if (o.positional.size() == 2 && o.base.empty() && o.next.empty()) {
+    o.base = {o.positional[0]};
+    o.next = {o.positional[1]};
+  } else if (!o.positional.empty() || o.base.empty() || o.next.empty()) {
+    return input_failure(
+        "passtiming diff: give BASE NEW, or --base FILE... --new FILE... (not both)");
+  }
+  return o.gate ? run_gate(o) : run_median_diff(o);
+}
+
 }  // namespace
 
 Action add_diff_command(CLI::App& app) {
@@ -124,105 +238,9 @@ Action add_diff_command(CLI::App& app) {
       "diff",
       "Compare the self time of each pass between a base and a new run (medians when a side has "
       "several profiles); exit status 1 when --fail-above is given and a pass regressed");
-  sub->add_option("BASE NEW", options->positional,
-                  "one base and one new profile or event log (or use --base/--new)")
-      ->expected(0, 2);
-  sub->add_option("--base", options->base, "base profiles (several: compare medians)");
-  sub->add_option("--new", options->next, "new profiles (several: compare medians)");
-  sub->add_option("--fail-above", options->fail_above,
-                  "exit 1 when a pass got slower by more than this many percent");
-  sub->add_option("--min-ms", options->min_ms,
-                  "only passes whose new median self time is at least this many ms can fail");
-  sub->add_option("--by", options->by, "compare by pass (default), kernel or context")
-      ->check(CLI::IsMember({"pass", "kernel", "context"}));
-  sub->add_option("--format", options->format, "text (default) or json; markdown with --gate")
-      ->check(CLI::IsMember({"text", "json", "markdown"}));
-  sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
-  // The statistical gate (docs/gate.md).
-  GateOptions& g = options->gate_options;
-  sub->add_flag("--gate", options->gate,
-                "statistical gate over several runs per side: Mann-Whitney U per pass, Holm's "
-                "correction, a threshold and a floor; exit 1 on a regression");
-  sub->add_option("--measure", g.measure,
-                  "with --gate: wall, cpu, instructions, rss or ir (default: cpu when every "
-                  "profile recorded it, else wall)")
-      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
-  sub->add_option("--alpha", g.alpha,
-                  "with --gate: family-wise error rate over the tested passes (default 0.05)");
-  sub->add_option("--alternative", g.alternative,
-                  "with --gate: greater (default: is the new side larger?) or two-sided")
-      ->check(CLI::IsMember({"greater", "two-sided"}));
-  sub->add_option("--threshold-pct", g.threshold_pct,
-                  "with --gate: the median must grow by more than this many percent (default 5)");
-  sub->add_option("--floor-ms", g.floor_ms,
-                  "with --gate: ... and by more than this many ms (default 1; wall and cpu)");
-  sub->add_option("--floor", g.floor,
-                  "with --gate: ... and by more than this, in the measure's unit");
-
-  return [options]() -> int {
-    DiffOptions& o = *options;
-    if (o.positional.size() == 2 && o.base.empty() && o.next.empty()) {
-      o.base = {o.positional[0]};
-      o.next = {o.positional[1]};
-    } else if (!o.positional.empty() || o.base.empty() || o.next.empty()) {
-      return input_failure(
-          "passtiming diff: give BASE NEW, or --base FILE... --new FILE... (not both)");
-    }
-    if (o.gate) {
-      if (o.fail_above || o.min_ms != "0") {
-        return input_failure(
-            "passtiming diff: --fail-above and --min-ms are the median gate; --gate takes "
-            "--threshold-pct and --floor-ms");
-      }
-      GateOptions gate = o.gate_options;
-      gate.base = o.base;
-      gate.next = o.next;
-      gate.by = o.by;
-      gate.format = o.format;
-      gate.output = o.output;
-      return run_diff_gate(gate);
-    }
-    const GateOptions defaults;
-    if (o.format == "markdown" || gate_options_given(o.gate_options, defaults)) {
-      return input_failure(
-          "passtiming diff: --format markdown, --measure, --alpha, --alternative, "
-          "--threshold-pct, --floor-ms and --floor need --gate");
-    }
-    std::optional<double> fail_above;
-    double min_ms = 0;
-    if (o.fail_above) {
-      double value = 0;
-      if (!parse_number_option(*o.fail_above, "--fail-above", value)) return kExitUsage;
-      fail_above = value;
-    }
-    if (!parse_number_option(o.min_ms, "--min-ms", min_ms)) return kExitUsage;
-    const GroupBy by = *parse_group_by(o.by);
-
-    std::vector<Totals> base, next;
-    try {
-      for_each_profile(o.base, [&](Profile&& p) { base.push_back(totals_by_group(p, by)); });
-      for_each_profile(o.next, [&](Profile&& p) { next.push_back(totals_by_group(p, by)); });
-    } catch (const std::exception& e) {
-      return input_failure(e.what());
-    }
-    const std::vector<DiffRow> rows = diff_profiles(base, next);
-    std::vector<bool> regressions(rows.size(), false);
-    bool regressed = false;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      regressions[i] = fail_above && is_regression(rows[i], *fail_above, min_ms);
-      regressed = regressed || regressions[i];
-    }
-    const std::string text =
-        o.format == "json"
-            ? render_json(rows, regressions, o, base.size(), next.size(), fail_above, min_ms)
-            : render_text(rows, regressions, o, base.size(), next.size(), fail_above, min_ms);
-    try {
-      write_output(o.output, text);
-    } catch (const std::exception& e) {
-      return input_failure(e.what());
-    }
-    return regressed ? kExitRegression : kExitOk;
-  };
+  add_diff_options(*sub, *options);
+  add_gate_options(*sub, *options);
+  return [options]() -> int { return run_diff(*options); };
 }
 
 }  // namespace passtiming::cli

@@ -68,10 +68,14 @@ std::vector<GroupValues> values_of(std::vector<LoadedRun>& runs, Measure measure
   return values;
 }
 
-}  // namespace
+/// The steps below return the exit status of a refusal (its message
+/// printed), or nullopt to go on.
+using Refusal = std::optional<int>;
 
-int run_diff_gate(const GateOptions& o) {
-  GateSettings settings;
+/// The settings of the test itself: --alpha, --threshold-pct,
+/// --alternative; and --floor-ms and --floor, not both (read once the
+/// measure is known, by read_floor()).
+Refusal read_test_settings(const GateOptions& o, GateSettings& settings) {
   if (!parse_number_option(o.alpha, "--alpha", settings.alpha)) return kExitUsage;
   if (!(settings.alpha > 0 && settings.alpha < 1)) {
     return input_failure(
@@ -85,19 +89,15 @@ int run_diff_gate(const GateOptions& o) {
   if (o.floor && o.floor_ms) {
     return input_failure("passtiming diff: give --floor-ms or --floor, not both");
   }
-  std::optional<Measure> asked;
-  if (o.measure) asked = parse_measure(*o.measure);  // CLI11 checked the word
-  const GroupBy by = *parse_group_by(o.by);
+  return std::nullopt;
+}
 
-  std::vector<LoadedRun> base, next;
-  try {
-    base = load_side(o.base, by);
-    next = load_side(o.next, by);
-  } catch (const std::exception& e) {
-    return input_failure(e.what());
-  }
-
-  // A measure asked for must be in every profile.
+/// A measure asked for must be in every profile; and every profile must
+/// have recorded the same metrics, even for wall time: sampling a metric
+/// costs time inside every pass, so wall times recorded with and without it
+/// are not the same quantity.
+Refusal check_recorded_metrics(const std::vector<LoadedRun>& base,
+                               const std::vector<LoadedRun>& next, std::optional<Measure> asked) {
   if (asked) {
     for (const std::vector<LoadedRun>* side : {&base, &next}) {
       for (const LoadedRun& run : *side) {
@@ -110,9 +110,6 @@ int run_diff_gate(const GateOptions& o) {
       }
     }
   }
-  // Every profile must have recorded the same metrics, even for wall time:
-  // sampling a metric costs time inside every pass, so wall times recorded
-  // with and without it are not the same quantity.
   const LoadedRun& reference = base.front();
   for (const std::vector<LoadedRun>* side : {&base, &next}) {
     for (const LoadedRun& run : *side) {
@@ -124,9 +121,12 @@ int run_diff_gate(const GateOptions& o) {
           describe_metrics(run.recorded)));
     }
   }
-  const Measure measure =
-      asked ? *asked : (reference.recorded.contains(Metric::cpu) ? Measure::cpu : Measure::wall);
+  return std::nullopt;
+}
 
+/// settings.floor in the measure's unit: --floor-ms (time measures only),
+/// --floor, or default_floor().
+Refusal read_floor(const GateOptions& o, Measure measure, GateSettings& settings) {
   if (o.floor_ms) {
     if (measure != Measure::wall && measure != Measure::cpu) {
       return input_failure(fmt::format(
@@ -142,33 +142,42 @@ int run_diff_gate(const GateOptions& o) {
   } else {
     settings.floor = default_floor(measure);
   }
+  return std::nullopt;
+}
 
-  // Too few runs: the exact test has a smallest p-value, and when it is
-  // above alpha no group can ever be flagged, which would be a silent pass.
-  const double smallest = smallest_p_value(base.size(), next.size(), settings.alternative);
-  if (smallest > settings.alpha) {
-    return input_failure(fmt::format(
-        "passtiming diff: --gate with {} --base and {} --new profile(s): the smallest p-value "
-        "the {} Mann-Whitney test can give is {:.3g}, above --alpha {:g}, so no pass could ever "
-        "be flagged; give at least {} profiles per side",
-        base.size(), next.size(), alternative_name(settings.alternative), smallest, settings.alpha,
-        min_runs_per_side(settings.alpha, settings.alternative)));
-  }
+/// Too few runs: the exact test has a smallest p-value, and when it is
+/// above alpha no group can ever be flagged, which would be a silent pass.
+Refusal check_enough_runs(std::size_t base_runs, std::size_t new_runs,
+                          const GateSettings& settings) {
+  const double smallest = smallest_p_value(base_runs, new_runs, settings.alternative);
+  if (smallest <= settings.alpha) return std::nullopt;
+  return input_failure(fmt::format(
+      "passtiming diff: --gate with {} --base and {} --new profile(s): the smallest p-value "
+      "the {} Mann-Whitney test can give is {:.3g}, above --alpha {:g}, so no pass could ever "
+      "be flagged; give at least {} profiles per side",
+      base_runs, new_runs, alternative_name(settings.alternative), smallest, settings.alpha,
+      min_runs_per_side(settings.alpha, settings.alternative)));
+}
 
-  const GateResult result =
-      evaluate_gate(values_of(base, measure), values_of(next, measure), settings);
-  if (!gate_has_power(result, settings)) {
-    return input_failure(fmt::format(
-        "passtiming diff: --gate with {} --base and {} --new profile(s) tested {} {}: after "
-        "Holm's correction a p-value must be at most {:.3g} (--alpha {:g} / {}), and the "
-        "smallest these runs can give is {:.3g}, so none could be flagged; give at least {} "
-        "profiles per side",
-        base.size(), next.size(), result.tested, o.by == "pass" ? "passes" : o.by + "s",
-        settings.alpha / static_cast<double>(result.tested), settings.alpha, result.tested,
-        result.smallest_p, runs_needed_per_side(result.tested, settings)));
-  }
+/// After Holm's correction over the groups tested, a gate whose runs cannot
+/// reach the corrected level could flag nothing: refused likewise.
+Refusal check_power(const GateResult& result, const GateSettings& settings, const GateOptions& o,
+                    std::size_t base_runs, std::size_t new_runs) {
+  if (gate_has_power(result, settings)) return std::nullopt;
+  return input_failure(fmt::format(
+      "passtiming diff: --gate with {} --base and {} --new profile(s) tested {} {}: after "
+      "Holm's correction a p-value must be at most {:.3g} (--alpha {:g} / {}), and the "
+      "smallest these runs can give is {:.3g}, so none could be flagged; give at least {} "
+      "profiles per side",
+      base_runs, new_runs, result.tested, o.by == "pass" ? "passes" : o.by + "s",
+      settings.alpha / static_cast<double>(result.tested), settings.alpha, result.tested,
+      result.smallest_p, runs_needed_per_side(result.tested, settings)));
+}
 
-  const GateReportContext context{by, measure, settings};
+/// Writes the verdict in --format to --output; the exit status says whether
+/// a group regressed.
+int write_verdict(const GateResult& result, const GateReportContext& context,
+                  const GateOptions& o) {
   const std::string text = o.format == "json"       ? render_gate_json(result, context)
                            : o.format == "markdown" ? render_gate_markdown(result, context)
                                                     : render_gate_text(result, context);
@@ -178,6 +187,36 @@ int run_diff_gate(const GateOptions& o) {
     return input_failure(e.what());
   }
   return result.regressions > 0 ? kExitRegression : kExitOk;
+}
+
+}  // namespace
+
+int run_diff_gate(const GateOptions& o) {
+  GateSettings settings;
+  if (Refusal refused = read_test_settings(o, settings)) return *refused;
+  std::optional<Measure> asked;
+  if (o.measure) asked = parse_measure(*o.measure);  // CLI11 checked the word
+  const GroupBy by = *parse_group_by(o.by);
+
+  std::vector<LoadedRun> base, next;
+  try {
+    base = load_side(o.base, by);
+    next = load_side(o.next, by);
+  } catch (const std::exception& e) {
+    return input_failure(e.what());
+  }
+  if (Refusal refused = check_recorded_metrics(base, next, asked)) return *refused;
+  const Measure measure =
+      asked ? *asked : (base.front().recorded.contains(Metric::cpu) ? Measure::cpu : Measure::wall);
+  if (Refusal refused = read_floor(o, measure, settings)) return *refused;
+  if (Refusal refused = check_enough_runs(base.size(), next.size(), settings)) return *refused;
+
+  const GateResult result =
+      evaluate_gate(values_of(base, measure), values_of(next, measure), settings);
+  if (Refusal refused = check_power(result, settings, o, base.size(), next.size())) {
+    return *refused;
+  }
+  return write_verdict(result, GateReportContext{by, measure, settings}, o);
 }
 
 }  // namespace passtiming::cli

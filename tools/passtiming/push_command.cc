@@ -371,6 +371,49 @@ class Pusher {
     return sequences;
   }
 
+  /// Of `items`, sent in an INSERT whose outcome is unknown, those not
+  /// stored, given the rows now stored per section (`now`) and those known
+  /// stored before (`known`, brought up to `now`); the stored ones are
+  /// counted in `inserted`.
+  std::vector<Item> unstored_items(const Profile& profile, const std::string& run_literal,
+                                   const std::vector<Item>& items,
+                                   const std::vector<std::uint64_t>& now,
+                                   std::vector<std::uint64_t>& known, std::uint64_t& inserted,
+                                   int& retries) {
+    std::map<std::uint32_t, std::uint64_t> in_batch;                         // rows per section
+    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> range;  // of sequences
+    for (const Item& item : items) {
+      const std::uint32_t seq = profile.sections[item.section].records[item.index].sequence;
+      auto [it, fresh] = range.try_emplace(item.section, seq, seq);
+      it->second.first = std::min(it->second.first, seq);
+      it->second.second = std::max(it->second.second, seq);
+      ++in_batch[item.section];
+    }
+    std::vector<Item> rest;
+    for (const auto& [s, count] : in_batch) {
+      // Nothing of the batch stored, all of it (an INSERT of one block is
+      // atomic), or, should some other push have run meanwhile, look.
+      const bool none = now[s] == known[s];
+      const bool all = now[s] == known[s] + count;
+      std::unordered_set<std::uint32_t> landed;
+      if (!none && !all) {
+        landed = stored_sequences(run_literal, s, range[s].first, range[s].second, retries);
+      }
+      for (const Item& item : items) {
+        if (item.section != s) continue;
+        const std::uint32_t seq = profile.sections[s].records[item.index].sequence;
+        if (all || (!none && landed.contains(seq))) {
+          ++inserted;
+          ++rows_inserted_;
+        } else {
+          rest.push_back(item);
+        }
+      }
+      known[s] = now[s];
+    }
+    return rest;
+  }
+
   /// Sends `items` as one INSERT; when its outcome is unknown, waits, asks
   /// which of them are stored and sends the others. Returns the rows stored.
   /// `body` holds the rows of `items` when made ahead (else it is empty).
@@ -421,38 +464,7 @@ class Pusher {
       pause(retries, reply.message());
       wait_until_done(query_id, retries);
       const std::vector<std::uint64_t> now = stored_counts(count_sql, profile, retries);
-      std::map<std::uint32_t, std::uint64_t> in_batch;                         // rows per section
-      std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> range;  // of sequences
-      for (const Item& item : items) {
-        const std::uint32_t seq = profile.sections[item.section].records[item.index].sequence;
-        auto [it, fresh] = range.try_emplace(item.section, seq, seq);
-        it->second.first = std::min(it->second.first, seq);
-        it->second.second = std::max(it->second.second, seq);
-        ++in_batch[item.section];
-      }
-      std::vector<Item> rest;
-      for (const auto& [s, count] : in_batch) {
-        // Nothing of the batch stored, all of it (an INSERT of one block is
-        // atomic), or, should some other push have run meanwhile, look.
-        const bool none = now[s] == known[s];
-        const bool all = now[s] == known[s] + count;
-        std::unordered_set<std::uint32_t> landed;
-        if (!none && !all) {
-          landed = stored_sequences(run_literal, s, range[s].first, range[s].second, retries);
-        }
-        for (const Item& item : items) {
-          if (item.section != s) continue;
-          const std::uint32_t seq = profile.sections[s].records[item.index].sequence;
-          if (all || (!none && landed.contains(seq))) {
-            ++inserted;
-            ++rows_inserted_;
-          } else {
-            rest.push_back(item);
-          }
-        }
-        known[s] = now[s];
-      }
-      items = std::move(rest);
+      items = unstored_items(profile, run_literal, items, now, known, inserted, retries);
     }
     current_->unknown = 0;
     return inserted;

@@ -193,187 +193,236 @@ bool has_run_number(std::string_view pattern) {
   return expand_run_number(pattern, 0) != expand_run_number(pattern, 1);
 }
 
+/// What `passtiming run` was given.
+struct RunOptions {
+  std::string threshold = "0";
+  std::string profile;
+  std::string events;
+  std::string context;
+  std::optional<std::string> metrics;
+  bool analyses = false;
+  bool no_report = false;
+  unsigned repeat = 1;
+  std::vector<std::string> command;
+};
+
+void add_run_options(CLI::App& sub, RunOptions& options) {
+  sub.add_option("--threshold-ms", options.threshold,
+                 "hide passes whose inclusive time is under this many milliseconds");
+  sub.add_option("-o,--profile", options.profile,
+                 "write each compile's JSON profile here (%p = the compiler's pid, %n = the "
+                 "compile's number within a Python process, %r = the run's number with "
+                 "--repeat)");
+  sub.add_option("--events", options.events,
+                 "stream each compile's JSONL event log here (%p = pid, %n and %r as above)");
+  sub.add_option("--repeat", options.repeat,
+                 "run the command this many times, one after the other (default 1); each run "
+                 "needs its own files, so --profile and --events then contain %r")
+      ->check(CLI::Range(1u, 1000000u));
+  sub.add_option("--context", options.context, "context line of the reports");
+  sub.add_option("--metrics", options.metrics,
+                 "record these metrics per pass besides wall time, into the profiles and event "
+                 "logs: a comma-separated list of cpu, rss, ir, instructions (or all); sets "
+                 "PASSTIMING_METRICS for the command");
+  sub.add_flag("--analyses", options.analyses, "record analyses as well as passes");
+  sub.add_flag("--no-report", options.no_report, "print no report (files only)");
+  sub.add_option("COMMAND", options.command, "the command, after --")->required();
+  sub.positionals_at_end();
+}
+
+/// Refuses, once and before anything runs, what every compile would refuse:
+/// a bad threshold or metric list (given, or inherited from the
+/// environment), and --repeat without %r in a file pattern. True when the
+/// options are fine; otherwise the message is on stderr.
+bool check_run_options(const RunOptions& options) {
+  try {
+    parse_threshold_ms(options.threshold, "--threshold-ms");
+    if (options.metrics) {
+      parse_metrics(*options.metrics, "--metrics");
+    } else if (const char* inherited =
+                   std::getenv(std::string(kMetricsSetting.environment).c_str())) {
+      // The command would see it: a bad value is refused here, once,
+      // rather than by every compile it runs.
+      parse_metrics(inherited, kMetricsSetting.environment);
+    }
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "passtiming run: %s\n", e.what());
+    return false;
+  }
+  if (options.repeat <= 1) return true;
+  for (const auto& [pattern, option] :
+       {std::pair{&options.profile, "--profile"}, std::pair{&options.events, "--events"}}) {
+    if (pattern->empty() || has_run_number(*pattern)) continue;
+    std::fprintf(stderr,
+                 "passtiming run: --repeat %u needs %%r in %s ('%s'), so each run writes "
+                 "its own file: e.g. 'base-%%r.json'\n",
+                 options.repeat, option, pattern->c_str());
+    return false;
+  }
+  return true;
+}
+
+/// The places a search looked in, for its message: "a, b, c".
+std::string joined_places(const std::vector<std::string>& looked_in) {
+  std::string text;
+  for (const std::string& p : looked_in) text += (text.empty() ? "" : ", ") + p;
+  return text;
+}
+
+/// The command line and the environment variables that turn timing on for
+/// the command.
+struct TimedCommand {
+  std::vector<std::string> argv;
+  std::vector<std::string> overrides;
+};
+
+/// A Python script: a start-up hook on the child's PYTHONPATH enables
+/// passtiming when the script imports tilelang
+/// (passtiming/_startup/sitecustomize.py). False (after the message) when
+/// the package cannot be found.
+bool enable_python_hook(const RunOptions& options, TimedCommand& command) {
+  std::vector<std::string> looked_in;
+  const std::optional<fs::path> package = find_python_package(looked_in);
+  if (!package) {
+    std::fprintf(stderr,
+                 "passtiming run: cannot find the passtiming Python package (looked in: "
+                 "%s); set PASSTIMING_PYTHON_PATH to the directory that holds it\n",
+                 joined_places(looked_in).c_str());
+    return false;
+  }
+  const char* existing = std::getenv("PYTHONPATH");
+  command.overrides.push_back(
+      fmt::format("PYTHONPATH={}:{}{}{}", (*package / "passtiming" / "_startup").string(),
+                  package->string(), existing && *existing ? ":" : "", existing ? existing : ""));
+  command.overrides.push_back("PASSTIMING_PYTHON_HOOK=tilelang");
+  for (const std::string* pattern : {&options.profile, &options.events}) {
+    if (!pattern->empty() && pattern->find("%n") == std::string::npos) {
+      std::fprintf(stderr,
+                   "passtiming run: warning: '%s' has no %%n, so each TileLang compile of "
+                   "the script replaces the previous one's file\n",
+                   pattern->c_str());
+    }
+  }
+  return true;
+}
+
+/// A clang or opt command gets the LLVM pass plugin on its command line; a
+/// build, in CCC_OVERRIDE_OPTIONS, which every clang it starts reads. False
+/// (after the message) when the plugin cannot be found.
+bool inject_llvm_plugin(const RunOptions& options, CommandKind kind, TimedCommand& command) {
+  std::vector<std::string> looked_in;
+  const std::optional<fs::path> plugin = find_plugin(looked_in);
+  if (!plugin) {
+    std::fprintf(stderr,
+                 "passtiming run: cannot find the LLVM pass plugin %s (looked in: %s); set "
+                 "PASSTIMING_LLVM_PLUGIN to its path\n",
+                 kPluginFileName, joined_places(looked_in).c_str());
+    return false;
+  }
+  std::vector<std::string>& argv = command.argv;
+  if (kind == CommandKind::clang) {
+    argv.insert(argv.begin() + 1, "-fpass-plugin=" + plugin->string());
+  } else if (kind == CommandKind::opt) {
+    argv.insert(argv.begin() + 1, "-load-pass-plugin=" + plugin->string());
+  } else {
+    // '#' keeps the driver quiet about the edit, '+' appends the argument.
+    const char* existing = std::getenv("CCC_OVERRIDE_OPTIONS");
+    command.overrides.push_back(fmt::format("CCC_OVERRIDE_OPTIONS={} +-fpass-plugin={}",
+                                            existing && *existing ? existing : "#",
+                                            plugin->string()));
+    if (!options.profile.empty() && options.profile.find("%p") == std::string::npos) {
+      std::fprintf(stderr,
+                   "passtiming run: warning: --profile has no %%p, so with several compiles "
+                   "each one replaces the previous profile\n");
+    }
+  }
+  return true;
+}
+
+/// The settings every compile of the command reads from its environment,
+/// but the files (their patterns hold the run's number): the threshold, the
+/// report (a file per compile in `reports`, or off), the context, the
+/// analyses switch and, when given, the metrics; without --metrics the
+/// command sees the caller's PASSTIMING_METRICS.
+void add_setting_overrides(const RunOptions& options, const fs::path& reports,
+                           std::vector<std::string>& overrides) {
+  overrides.push_back(environment_assignment(kThresholdSetting, options.threshold));
+  overrides.push_back(environment_assignment(
+      kReportSetting,
+      options.no_report ? std::string("off") : (reports / "report-%p-%n.txt").string()));
+  overrides.push_back(environment_assignment(kContextSetting, options.context));
+  overrides.push_back(environment_assignment(kAnalysesSetting, options.analyses ? "1" : "0"));
+  if (options.metrics) {
+    overrides.push_back(environment_assignment(kMetricsSetting, *options.metrics));
+  }
+}
+
+/// Prints the reports the compiles of one run wrote into `reports` (saying
+/// so when none did), then empties the directory for the next run.
+void print_run_reports(const fs::path& reports, CommandKind kind, const std::string& program) {
+  const std::string text = collect_reports(reports);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (text.empty()) {
+    std::fprintf(stderr,
+                 kind == CommandKind::python
+                     ? "passtiming run: no TileLang compile ran in '%s'\n"
+                     : "passtiming run: no LLVM pass pipeline ran in '%s'\n",
+                 program.c_str());
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(reports)) {
+    fs::remove(entry.path());
+  }
+}
+
+/// Runs the timed command options.repeat times, one after the other, each
+/// run with its own files; a run that fails ends the series with its status
+/// (what the earlier runs wrote stays).
+int run_series(const RunOptions& options, CommandKind kind, const TimedCommand& command,
+               const fs::path& reports) {
+  for (unsigned run = 1; run <= options.repeat; ++run) {
+    std::vector<std::string> overrides = command.overrides;
+    overrides.push_back(
+        environment_assignment(kProfileSetting, expand_run_number(options.profile, run)));
+    overrides.push_back(
+        environment_assignment(kEventsSetting, expand_run_number(options.events, run)));
+    const std::optional<int> status = spawn_and_wait(command.argv, child_environment(overrides));
+    if (!status) return kExitUsage;
+    if (!options.no_report) print_run_reports(reports, kind, command.argv[0]);
+    if (*status != 0) {
+      if (options.repeat > 1) {
+        std::fprintf(stderr, "passtiming run: run %u of %u exited with status %d; stopped\n", run,
+                     options.repeat, *status);
+      }
+      return *status;
+    }
+  }
+  return kExitOk;
+}
+
+int run_timed(const RunOptions& options) {
+  if (!check_run_options(options)) return kExitUsage;
+  const CommandKind kind = kind_of(options.command[0]);
+  TimedCommand command{options.command, {}};
+  const bool injected = kind == CommandKind::python ? enable_python_hook(options, command)
+                                                    : inject_llvm_plugin(options, kind, command);
+  if (!injected) return kExitUsage;
+  TemporaryDirectory reports;
+  add_setting_overrides(options, reports.path(), command.overrides);
+  return run_series(options, kind, command, reports.path());
+}
+
 }  // namespace
 
 Action add_run_command(CLI::App& app) {
-  struct Options {
-    std::string threshold = "0";
-    std::string profile;
-    std::string events;
-    std::string context;
-    std::optional<std::string> metrics;
-    bool analyses = false;
-    bool no_report = false;
-    unsigned repeat = 1;
-    std::vector<std::string> command;
-  };
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand(
       "run",
       "Run a clang/clang++/opt command, or a build that calls clang (make), with the LLVM pass "
       "plugin, or a Python script with passtiming enabled for its TileLang compiles, and print "
       "each compile's timing report");
-  sub->add_option("--threshold-ms", options->threshold,
-                  "hide passes whose inclusive time is under this many milliseconds");
-  sub->add_option("-o,--profile", options->profile,
-                  "write each compile's JSON profile here (%p = the compiler's pid, %n = the "
-                  "compile's number within a Python process, %r = the run's number with "
-                  "--repeat)");
-  sub->add_option("--events", options->events,
-                  "stream each compile's JSONL event log here (%p = pid, %n and %r as above)");
-  sub->add_option("--repeat", options->repeat,
-                  "run the command this many times, one after the other (default 1); each run "
-                  "needs its own files, so --profile and --events then contain %r")
-      ->check(CLI::Range(1u, 1000000u));
-  sub->add_option("--context", options->context, "context line of the reports");
-  sub->add_option("--metrics", options->metrics,
-                  "record these metrics per pass besides wall time, into the profiles and event "
-                  "logs: a comma-separated list of cpu, rss, ir, instructions (or all); sets "
-                  "PASSTIMING_METRICS for the command");
-  sub->add_flag("--analyses", options->analyses, "record analyses as well as passes");
-  sub->add_flag("--no-report", options->no_report, "print no report (files only)");
-  sub->add_option("COMMAND", options->command, "the command, after --")->required();
-  sub->positionals_at_end();
-
-  return [options]() -> int {
-    try {
-      parse_threshold_ms(options->threshold, "--threshold-ms");
-      if (options->metrics) {
-        parse_metrics(*options->metrics, "--metrics");
-      } else if (const char* inherited =
-                     std::getenv(std::string(kMetricsSetting.environment).c_str())) {
-        // The command would see it: a bad value is refused here, once,
-        // rather than by every compile it runs.
-        parse_metrics(inherited, kMetricsSetting.environment);
-      }
-    } catch (const ConfigError& e) {
-      std::fprintf(stderr, "passtiming run: %s\n", e.what());
-      return kExitUsage;
-    }
-    if (options->repeat > 1) {
-      for (const auto& [pattern, option] :
-           {std::pair{&options->profile, "--profile"}, std::pair{&options->events, "--events"}}) {
-        if (pattern->empty() || has_run_number(*pattern)) continue;
-        std::fprintf(stderr,
-                     "passtiming run: --repeat %u needs %%r in %s ('%s'), so each run writes "
-                     "its own file: e.g. 'base-%%r.json'\n",
-                     options->repeat, option, pattern->c_str());
-        return kExitUsage;
-      }
-    }
-    std::vector<std::string> argv = options->command;
-    std::vector<std::string> overrides;
-    const CommandKind kind = kind_of(argv[0]);
-    std::vector<std::string> looked_in;
-    auto places = [&looked_in] {
-      std::string text;
-      for (const std::string& p : looked_in) text += (text.empty() ? "" : ", ") + p;
-      return text;
-    };
-    std::optional<fs::path> plugin;
-    if (kind == CommandKind::python) {
-      // Python: a start-up hook on the child's PYTHONPATH enables passtiming
-      // when the script imports tilelang (passtiming/_startup/sitecustomize.py).
-      const std::optional<fs::path> package = find_python_package(looked_in);
-      if (!package) {
-        std::fprintf(stderr,
-                     "passtiming run: cannot find the passtiming Python package (looked in: "
-                     "%s); set PASSTIMING_PYTHON_PATH to the directory that holds it\n",
-                     places().c_str());
-        return kExitUsage;
-      }
-      const char* existing = std::getenv("PYTHONPATH");
-      overrides.push_back(fmt::format(
-          "PYTHONPATH={}:{}{}{}", (*package / "passtiming" / "_startup").string(),
-          package->string(), existing && *existing ? ":" : "", existing ? existing : ""));
-      overrides.push_back("PASSTIMING_PYTHON_HOOK=tilelang");
-      for (const std::string* pattern : {&options->profile, &options->events}) {
-        if (!pattern->empty() && pattern->find("%n") == std::string::npos) {
-          std::fprintf(stderr,
-                       "passtiming run: warning: '%s' has no %%n, so each TileLang compile of "
-                       "the script replaces the previous one's file\n",
-                       pattern->c_str());
-        }
-      }
-    } else {
-      plugin = find_plugin(looked_in);
-      if (!plugin) {
-        std::fprintf(stderr,
-                     "passtiming run: cannot find the LLVM pass plugin %s (looked in: %s); set "
-                     "PASSTIMING_LLVM_PLUGIN to its path\n",
-                     kPluginFileName, places().c_str());
-        return kExitUsage;
-      }
-    }
-
-    if (kind == CommandKind::python) {
-      // Nothing to add to the command line.
-    } else if (kind == CommandKind::clang) {
-      argv.insert(argv.begin() + 1, "-fpass-plugin=" + plugin->string());
-    } else if (kind == CommandKind::opt) {
-      argv.insert(argv.begin() + 1, "-load-pass-plugin=" + plugin->string());
-    } else {
-      // A build: every clang it starts reads CCC_OVERRIDE_OPTIONS ('#' keeps
-      // the driver quiet about the edit, '+' appends the argument).
-      const char* existing = std::getenv("CCC_OVERRIDE_OPTIONS");
-      overrides.push_back(fmt::format("CCC_OVERRIDE_OPTIONS={} +-fpass-plugin={}",
-                                      existing && *existing ? existing : "#", plugin->string()));
-      if (!options->profile.empty() && options->profile.find("%p") == std::string::npos) {
-        std::fprintf(stderr,
-                     "passtiming run: warning: --profile has no %%p, so with several compiles "
-                     "each one replaces the previous profile\n");
-      }
-    }
-
-    TemporaryDirectory reports;
-    overrides.push_back(environment_assignment(kThresholdSetting, options->threshold));
-    overrides.push_back(environment_assignment(
-        kReportSetting,
-        options->no_report ? std::string("off") : (reports.path() / "report-%p-%n.txt").string()));
-    overrides.push_back(environment_assignment(kContextSetting, options->context));
-    overrides.push_back(environment_assignment(kAnalysesSetting, options->analyses ? "1" : "0"));
-    // Without --metrics, the command sees the caller's PASSTIMING_METRICS.
-    if (options->metrics) {
-      overrides.push_back(environment_assignment(kMetricsSetting, *options->metrics));
-    }
-
-    for (unsigned run = 1; run <= options->repeat; ++run) {
-      std::vector<std::string> run_overrides = overrides;
-      run_overrides.push_back(
-          environment_assignment(kProfileSetting, expand_run_number(options->profile, run)));
-      run_overrides.push_back(
-          environment_assignment(kEventsSetting, expand_run_number(options->events, run)));
-      const std::optional<int> status = spawn_and_wait(argv, child_environment(run_overrides));
-      if (!status) return kExitUsage;
-
-      if (!options->no_report) {
-        const std::string text = collect_reports(reports.path());
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
-        if (text.empty()) {
-          std::fprintf(stderr,
-                       kind == CommandKind::python
-                           ? "passtiming run: no TileLang compile ran in '%s'\n"
-                           : "passtiming run: no LLVM pass pipeline ran in '%s'\n",
-                       argv[0].c_str());
-        }
-        // The next run's reports start from an empty directory.
-        for (const fs::directory_entry& entry : fs::directory_iterator(reports.path())) {
-          fs::remove(entry.path());
-        }
-      }
-      if (*status != 0) {
-        // A failed run ends the series with its status; what the earlier
-        // runs wrote stays.
-        if (options->repeat > 1) {
-          std::fprintf(stderr, "passtiming run: run %u of %u exited with status %d; stopped\n", run,
-                       options->repeat, *status);
-        }
-        return *status;
-      }
-    }
-    return kExitOk;
-  };
+  add_run_options(*sub, *options);
+  return [options]() -> int { return run_timed(*options); };
 }
 
 }  // namespace passtiming::cli
