@@ -61,24 +61,20 @@ struct Events {
   }
   void before(Nanoseconds t, std::string_view pass, std::string_view kernel = {},
               ThreadKey thread = 0) const {
-    observer.on_event({.kind = ObservedEvent::Kind::before,
-                       .t = t,
-                       .pass = pass,
-                       .kernel = kernel,
-                       .thread = thread});
+    pass_event(ObservedEvent::Kind::before, t, pass, kernel, thread);
   }
   void after(Nanoseconds t, std::string_view pass, ThreadKey thread = 0) const {
-    observer.on_event({.kind = ObservedEvent::Kind::after, .t = t, .pass = pass, .thread = thread});
+    pass_event(ObservedEvent::Kind::after, t, pass, {}, thread);
   }
   void skip(Nanoseconds t, std::string_view pass, std::string_view kernel = {},
             ThreadKey thread = 0) const {
-    observer.on_event({.kind = ObservedEvent::Kind::skip,
-                       .t = t,
-                       .pass = pass,
-                       .kernel = kernel,
-                       .thread = thread});
+    pass_event(ObservedEvent::Kind::skip, t, pass, kernel, thread);
   }
   void exit(Nanoseconds t) const { observer.on_event({.kind = ObservedEvent::Kind::exit, .t = t}); }
+  void pass_event(ObservedEvent::Kind kind, Nanoseconds t, std::string_view pass,
+                  std::string_view kernel, ThreadKey thread) const {
+    observer.on_event({.kind = kind, .t = t, .pass = pass, .kernel = kernel, .thread = thread});
+  }
 };
 
 /// Captures what the `tilelang.pass_timing` logger (or another) receives for
