@@ -51,9 +51,8 @@ std::optional<std::string> path_of(const std::optional<OutputPath>& file) {
   return file->path;
 }
 
-}  // namespace
-
-void bind_native_timing(py::module_& m) {
+/// `_EventTiming`: the timing one PassContext is fed by a native instrument.
+void bind_event_timing(py::module_& m) {
   py::class_<EventTiming>(m, "_EventTiming",
                           "The timing state of one PassContext fed by a native instrument.")
       .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock,
@@ -109,7 +108,10 @@ void bind_native_timing(py::module_& m) {
           },
           py::arg("context") = py::none(),
           "The report with the timing's threshold, as the seed renders it.");
+}
 
+/// `_Session`: a compile session, one section per PassContext.
+void bind_session(py::module_& m) {
   py::class_<Session>(m, "_Session",
                       "A compile session: one section per PassContext, a JSON profile written "
                       "and an event log closed by close_outputs().")
@@ -146,7 +148,13 @@ void bind_native_timing(py::module_& m) {
       .def_property_readonly(
           "metrics", [](const Session& self) { return metrics_info_of(self.tool->metrics()); },
           "{'recorded': (names...), 'unavailable': {name: reason}} of the session's profile.");
+}
 
+}  // namespace
+
+void bind_native_timing(py::module_& m) {
+  bind_event_timing(m);
+  bind_session(m);
   m.def("check_threshold_ms", &check_threshold_ms, py::arg("value"), py::arg("setting"),
         "`value` when it is a finite non-negative threshold in milliseconds, else a "
         "ValueError naming `setting`: the one check every source makes.");

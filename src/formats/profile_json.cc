@@ -126,24 +126,34 @@ void write_section(std::string& out, const Section& s, const TextSink* sink) {
   out += "]}";
 }
 
-/// The profile's text into `out`, or through `out` into `sink` when given.
-void write_profile(const Profile& profile, std::string& out, const TextSink* sink) {
-  fmt::format_to(
-      std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
-      kProfileFormatName,
-      profile.metrics.empty() ? kProfileFormatVersionWithoutMetrics : kProfileFormatVersion);
-  write_metadata(out, profile.metadata);
-  if (!profile.metrics.empty()) {
-    detail::append_metrics_member(out, profile.metrics);
+/// A profile's text into `out`, or through `out` into `sink` when given:
+/// its metadata, its metrics and its sections, `section(i)` for each `i`
+/// under `count`, so that sections held elsewhere are written in place.
+template <typename SectionAt>
+void write_profile(const ProfileMetadata& metadata, const ProfileMetrics& metrics,
+                   std::size_t count, const SectionAt& section, std::string& out,
+                   const TextSink* sink) {
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
+                 kProfileFormatName,
+                 metrics.empty() ? kProfileFormatVersionWithoutMetrics : kProfileFormatVersion);
+  write_metadata(out, metadata);
+  if (!metrics.empty()) {
+    detail::append_metrics_member(out, metrics);
     out += ",\n";
   }
   out += "\"sections\":[";
-  for (std::size_t i = 0; i < profile.sections.size(); ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     out += i ? ",\n" : "\n";
-    write_section(out, profile.sections[i], sink);
+    write_section(out, section(i), sink);
   }
   out += "\n]}\n";
   if (sink != nullptr) (*sink)(out);
+}
+
+void write_profile(const Profile& profile, std::string& out, const TextSink* sink) {
+  write_profile(
+      profile.metadata, profile.metrics, profile.sections.size(),
+      [&](std::size_t i) -> const Section& { return profile.sections[i]; }, out, sink);
 }
 
 }  // namespace
@@ -173,6 +183,18 @@ void append_json_string(std::string& out, std::string_view text) {
 void write_profile_file(const Profile& profile, const std::string& path) {
   OutputFile out(path);
   write_profile_json(profile, out.sink());
+  out.commit();
+}
+
+void write_profile_file(const ProfileMetadata& metadata, const ProfileMetrics& metrics,
+                        std::span<const Section* const> sections, const std::string& path) {
+  OutputFile out(path);
+  std::string piece;
+  piece.reserve(kTextPieceBytes + 4096);
+  const TextSink sink = out.sink();
+  write_profile(
+      metadata, metrics, sections.size(),
+      [&](std::size_t i) -> const Section& { return *sections[i]; }, piece, &sink);
   out.commit();
 }
 

@@ -77,13 +77,15 @@ CompileSession::CompileSession(Settings settings, std::shared_ptr<const Clock> c
     }
   }
   metadata_ = current_process_metadata();
-  if (!settings_.events) return;
-  try {
-    events_ = EventLogWriter::open(settings_.events->path, metadata_, metrics_);
-  } catch (const std::exception& e) {
-    throw ConfigError(fmt::format("{}: {}", settings_.events->setting, e.what()));
+  if (settings_.events) {
+    try {
+      events_ = EventLogWriter::open(settings_.events->path, metadata_, metrics_);
+    } catch (const std::exception& e) {
+      throw ConfigError(fmt::format("{}: {}", settings_.events->setting, e.what()));
+    }
+    serialized_events_ = std::make_unique<SerializedObserver>(*events_);
   }
-  serialized_events_ = std::make_unique<SerializedObserver>(*events_);
+  finish_at_exit();
 }
 
 CompileSession::~CompileSession() {
@@ -219,7 +221,14 @@ bool CompileSession::write_report(const std::string& report) noexcept {
 bool CompileSession::write_profile() noexcept {
   if (!settings_.profile) return true;
   try {
-    write_profile_file(profile(), settings_.profile->path);
+    // The sections are written where their recorders hold them: a copy
+    // would cost a compiler process with a long pipeline a copy of every
+    // record each time a section closes.
+    std::lock_guard lock(mutex_);
+    std::vector<const Section*> sections;
+    sections.reserve(sections_.size());
+    for (const auto& section : sections_) sections.push_back(&section->section());
+    write_profile_file(metadata_, metrics_, sections, settings_.profile->path);
     return true;
   } catch (const std::exception& e) {
     complain(fmt::format("{}: {}", settings_.profile->setting, e.what()));
@@ -244,22 +253,22 @@ void CompileSession::complain(const std::string& message) const noexcept {
   }
 }
 
-void CompileSession::finish_at_exit() {
-  ExitRegistry& registry = exit_registry();
-  std::lock_guard lock(registry.mutex);
-  if (!registry.hook_installed) {
-    // What the hook uses is constructed first, so it is still alive when
-    // the hook runs (exit handlers run in reverse order of registration).
-    get_logger(kTimingLoggerName);
-    steady_clock();
-    if (std::atexit([] { CompileSession::finish_all(); }) != 0) {
-      throw std::runtime_error("cannot install the process-exit hook");
+void CompileSession::finish_at_exit() noexcept {
+  try {
+    ExitRegistry& registry = exit_registry();
+    std::lock_guard lock(registry.mutex);
+    if (!registry.hook_installed) {
+      // What the hook uses is constructed first, so it is still alive when
+      // the hook runs (exit handlers run in reverse order of registration).
+      get_logger(kTimingLoggerName);
+      steady_clock();
+      if (std::atexit([] { CompileSession::finish_all(); }) != 0) return;
+      registry.hook_installed = true;
     }
-    registry.hook_installed = true;
-  }
-  if (std::find(registry.sessions.begin(), registry.sessions.end(), this) ==
-      registry.sessions.end()) {
     registry.sessions.push_back(this);
+  } catch (...) {
+    // No hook (out of memory, or the C library's table of exit handlers is
+    // full): the session still finishes when its owner finishes it.
   }
 }
 

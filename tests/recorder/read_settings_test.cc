@@ -21,7 +21,7 @@ Settings read(const GivenOptions& options, std::map<std::string, std::string, st
 }
 
 TEST(ReadSettings, DefaultsWhenNothingIsSet) {
-  Settings s = read({}, ({}), 7);
+  Settings s = read({}, {}, 7);
   EXPECT_EQ(s.threshold_ms, 0.0);
   EXPECT_EQ(s.report, ReportTarget::standard_error);
   EXPECT_FALSE(s.profile);
@@ -32,12 +32,12 @@ TEST(ReadSettings, DefaultsWhenNothingIsSet) {
 
 TEST(ReadSettings, ReadsEveryVariableAndExpandsPid) {
   Settings s = read({},
-                    ({{"PASSTIMING_THRESHOLD_MS", "2.5"},
-                      {"PASSTIMING_PROFILE", "/tmp/p-%p.json"},
-                      {"PASSTIMING_EVENTS", "e-%p.jsonl"},
-                      {"PASSTIMING_REPORT", "r-%p.txt"},
-                      {"PASSTIMING_CONTEXT", "tu=a.c"},
-                      {"PASSTIMING_ANALYSES", "yes"}}),
+                    {{"PASSTIMING_THRESHOLD_MS", "2.5"},
+                     {"PASSTIMING_PROFILE", "/tmp/p-%p.json"},
+                     {"PASSTIMING_EVENTS", "e-%p.jsonl"},
+                     {"PASSTIMING_REPORT", "r-%p.txt"},
+                     {"PASSTIMING_CONTEXT", "tu=a.c"},
+                     {"PASSTIMING_ANALYSES", "yes"}},
                     42);
   EXPECT_EQ(s.threshold_ms, 2.5);
   EXPECT_EQ(s.profile, (OutputPath{"/tmp/p-42.json", "PASSTIMING_PROFILE"}));
@@ -52,22 +52,20 @@ TEST(ReadSettings, OptionOverridesVariable) {
   GivenOptions options;
   options.threshold_ms = "1";
   options.report = "off";
-  Settings s = read_plugin_settings(
-      options, env({{"PASSTIMING_THRESHOLD_MS", "9"}, {"PASSTIMING_REPORT", "x.txt"}}), 1);
+  Settings s = read(options, {{"PASSTIMING_THRESHOLD_MS", "9"}, {"PASSTIMING_REPORT", "x.txt"}}, 1);
   EXPECT_EQ(s.threshold_ms, 1.0);
   EXPECT_EQ(s.report, ReportTarget::off);
 }
 
 TEST(ReadSettings, ReportKeywords) {
-  EXPECT_EQ(read({}, ({{"PASSTIMING_REPORT", " STDERR "}}), 1).report,
-            ReportTarget::standard_error);
-  EXPECT_EQ(read({}, ({{"PASSTIMING_REPORT", "Off"}}), 1).report, ReportTarget::off);
-  EXPECT_EQ(read({}, ({{"PASSTIMING_REPORT", ""}}), 1).report, ReportTarget::standard_error);
+  EXPECT_EQ(read({}, {{"PASSTIMING_REPORT", " STDERR "}}, 1).report, ReportTarget::standard_error);
+  EXPECT_EQ(read({}, {{"PASSTIMING_REPORT", "Off"}}, 1).report, ReportTarget::off);
+  EXPECT_EQ(read({}, {{"PASSTIMING_REPORT", ""}}, 1).report, ReportTarget::standard_error);
 }
 
 TEST(ReadSettings, MalformedThresholdNamesTheVariable) {
   try {
-    read({}, ({{"PASSTIMING_THRESHOLD_MS", "-3"}}), 1);
+    read({}, {{"PASSTIMING_THRESHOLD_MS", "-3"}}, 1);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
@@ -79,7 +77,7 @@ TEST(ReadSettings, MalformedOptionNamesTheOption) {
   GivenOptions options;
   options.threshold_ms = "fast";
   try {
-    read(options, ({}), 1);
+    read(options, {}, 1);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
@@ -89,7 +87,7 @@ TEST(ReadSettings, MalformedOptionNamesTheOption) {
 
 TEST(ReadSettings, MalformedSwitchNamesTheVariable) {
   try {
-    read({}, ({{"PASSTIMING_ANALYSES", "maybe"}}), 1);
+    read({}, {{"PASSTIMING_ANALYSES", "maybe"}}, 1);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
@@ -99,19 +97,19 @@ TEST(ReadSettings, MalformedSwitchNamesTheVariable) {
 }
 
 TEST(ReadSettings, MetricsComeFromTheVariableOrTheOption) {
-  EXPECT_TRUE(read({}, ({}), 1).metrics.empty());
+  EXPECT_TRUE(read({}, {}, 1).metrics.empty());
   MetricSet cpu_ir;
   cpu_ir.insert(Metric::cpu);
   cpu_ir.insert(Metric::ir);
-  EXPECT_EQ(read({}, ({{"PASSTIMING_METRICS", "ir,cpu"}}), 1).metrics, cpu_ir);
+  EXPECT_EQ(read({}, {{"PASSTIMING_METRICS", "ir,cpu"}}, 1).metrics, cpu_ir);
   GivenOptions options;
   options.metrics = "none";
-  EXPECT_TRUE(read(options, ({{"PASSTIMING_METRICS", "cpu"}}), 1).metrics.empty());
+  EXPECT_TRUE(read(options, {{"PASSTIMING_METRICS", "cpu"}}, 1).metrics.empty());
 }
 
 TEST(ReadSettings, UnknownMetricNamesTheVariableOrTheOption) {
   try {
-    read({}, ({{"PASSTIMING_METRICS", "cpu,cycles"}}), 1);
+    read({}, {{"PASSTIMING_METRICS", "cpu,cycles"}}, 1);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
@@ -121,7 +119,7 @@ TEST(ReadSettings, UnknownMetricNamesTheVariableOrTheOption) {
   GivenOptions options;
   options.metrics = "memory";
   try {
-    read(options, ({}), 1);
+    read(options, {}, 1);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),

@@ -8,16 +8,14 @@ namespace passtiming::llvm_plugin {
 namespace {
 
 /// The process's session, made by the first pipeline. Never destroyed: it
-/// finishes at process exit (CompileSession::finish_at_exit), which may run
+/// finishes at process exit (CompileSession::finish_all), which may run
 /// after static destructors.
 CompileSession& process_session(const Settings& settings) {
   static std::mutex mutex;
   static CompileSession* session = nullptr;
   std::lock_guard lock(mutex);
   if (session == nullptr) {
-    auto* made = new CompileSession(settings);
-    made->finish_at_exit();
-    session = made;
+    session = new CompileSession(settings);
   }
   return *session;
 }

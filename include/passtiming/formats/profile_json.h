@@ -4,6 +4,7 @@
 /// compile session's sections and records, written by the library and read by
 /// the CLI. Reading a profile and writing it again gives the same bytes.
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -49,5 +50,11 @@ void append_json_string(std::string& out, std::string_view text);
 /// the same directory that is renamed over `path`, so readers never see half a
 /// file. `-` writes to stdout. Throws std::runtime_error naming the path.
 void write_profile_file(const Profile& profile, const std::string& path);
+
+/// write_profile_file() of the profile made of `metadata`, `metrics` and
+/// `sections`, written where they are, without copying them (a compile
+/// session's sections, held by their recorders).
+void write_profile_file(const ProfileMetadata& metadata, const ProfileMetrics& metrics,
+                        std::span<const Section* const> sections, const std::string& path);
 
 }  // namespace passtiming

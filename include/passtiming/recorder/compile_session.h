@@ -34,7 +34,8 @@ class EventLogWriter;
 /// - the JSON profile of every section;
 /// - the event log, opened now and streamed by every section.
 ///
-/// By default everything is written by finish(). With
+/// By default everything is written by finish(), which the destructor and
+/// the process's exit call too when the host did not. With
 /// Settings::write_each_section, each section's report is written when its
 /// context closes, and the profile is rewritten with every section so far;
 /// finish() then closes what is still open and the event log.
@@ -91,17 +92,16 @@ class CompileSession {
   /// finish() without the report, for a host that renders and logs the
   /// report itself (Python's TileLang tool).
   bool close_outputs() noexcept;
-  /// Has finish() (or close_outputs()) run at process exit, and on the
-  /// fatal signals of hosts that report them (finish_all()), when the
-  /// compile never got there: a compile that stops half-way still writes
-  /// what completed. The session must then live until the process ends or
-  /// it finishes.
-  void finish_at_exit();
-  /// Finishes every session registered by finish_at_exit() that has not
-  /// finished; the process-exit and crash hook. Never throws.
+  /// Finishes every session that has not finished: the process-exit hook
+  /// (every session registers itself when it is made, and leaves when it
+  /// finishes or is destroyed), and the crash hook of hosts that see fatal
+  /// signals (the LLVM plugin). A compile that stops half-way, by exit() or
+  /// a fatal error, so still writes what completed. Never throws.
   static void finish_all() noexcept;
 
  private:
+  /// Registers the session with the process-exit hook, installed once.
+  void finish_at_exit() noexcept;
   /// A section's context closed: with write_each_section, its report and
   /// the profile so far are written.
   void section_closed(const Recorder& section) noexcept;

@@ -108,9 +108,7 @@ class PassTiming {
  private:
   void stop(const char* what) noexcept;
   /// The clock, read inline when it is the process's steady clock.
-  Nanoseconds now() const noexcept {
-    return steady_ ? SteadyClock::read() : clock_->now_ns();
-  }
+  Nanoseconds now() const noexcept { return steady_ ? SteadyClock::read() : clock_->now_ns(); }
   TimingStateMachine& state() noexcept { return *machine_; }
 
   /// The recorder's clock is steady_clock(), whose type is SteadyClock.
