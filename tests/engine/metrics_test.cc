@@ -2,7 +2,7 @@
 // arithmetic with exact injected readings, and the system sampler on this
 // machine. The profile and event-log members that carry them are tested in
 // tests/formats/metrics_test.cc, the settings' environment variable in
-// tests/recorder/outputs_test.cc, an instrument recording them in
+// tests/recorder/path_pattern_test.cc, an instrument recording them in
 // tests/host/metrics_test.cc.
 
 #include "passtiming/engine/metrics.h"

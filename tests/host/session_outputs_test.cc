@@ -1,7 +1,7 @@
 // The files a compile session writes (Settings): the JSON profile and
 // the event log of a live PassTimingTool session, and what happens when they
 // cannot be written. The settings themselves are read in
-// tests/recorder/outputs_test.cc and tests/recorder/read_settings_test.cc.
+// tests/recorder/path_pattern_test.cc and tests/recorder/read_settings_test.cc.
 
 #include <gtest/gtest.h>
 #include <unistd.h>

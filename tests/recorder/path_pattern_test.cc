@@ -19,7 +19,7 @@ namespace {
 
 using ::passtiming::testing::set_of;
 
-TEST(OutputsTest, ExpandPathPattern) {
+TEST(PathPatternTest, ExpandPathPattern) {
   EXPECT_EQ(expand_path_pattern("/tmp/prof-%p.json", 42), "/tmp/prof-42.json");
   EXPECT_EQ(expand_path_pattern("%p-%p", 7), "7-7");
   EXPECT_EQ(expand_path_pattern("100%%-%p", 3), "100%-3");
@@ -35,7 +35,7 @@ Settings file_settings(const Environment& env) {
   return read_file_settings({.environment = &env});
 }
 
-TEST(OutputsTest, FromEnvironment) {
+TEST(FileSettingsTest, FromEnvironment) {
   const Settings none = file_settings(MapEnvironment());
   EXPECT_FALSE(none.profile);
   EXPECT_FALSE(none.events);
