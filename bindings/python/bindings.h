@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "module_labels.h"
 #include "passtiming/engine/metrics.h"
 #include "passtiming/engine/profile.h"
 
@@ -48,17 +49,5 @@ void bind_instrument(py::module_& m);
 /// Routes the core's `tilelang.pass_timing` and `passtiming` loggers into
 /// Python's `logging`, and back to stderr when the interpreter shuts down.
 void install_log_forwarding(py::module_& m);
-
-/// The seed's kernel label of a TVM-like module: "" for None or no
-/// functions, else the functions' `attrs["global_symbol"]` (or their key's
-/// `name_hint`) through `passtiming::kernel_label`. Never raises: any error
-/// in the user's objects gives "", as the seed does.
-std::string kernel_label_of(py::handle mod) noexcept;
-
-/// A view of the UTF-8 text of the str `text`. Text that cannot be encoded
-/// (lone surrogates) is encoded with backslash escapes into `storage`, which
-/// must outlive the view. Non-str objects are converted with str() first.
-/// Raises (error_already_set) only when str() itself fails.
-std::string_view utf8_of(py::handle text, py::object& storage);
 
 }  // namespace passtiming::python

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "bindings.h"
+#include "module_labels.h"
 
 namespace passtiming::python {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "bindings.h"
+#include "module_labels.h"
 #include "passtiming/engine/clock.h"
 #include "passtiming/host/pass_timing.h"
 
