@@ -18,5 +18,6 @@
 #include "passtiming/host/pass_instrument.h"
 #include "passtiming/host/pass_timing.h"
 #include "passtiming/host/session.h"
+#include "passtiming/recorder/compile_session.h"
 #include "passtiming/recorder/config.h"
 #include "passtiming/recorder/settings.h"
