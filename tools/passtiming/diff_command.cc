@@ -20,7 +20,7 @@ namespace {
 using Totals = std::unordered_map<std::string, GroupTotals>;
 
 struct DiffOptions {
-  std::vector<std::string> positional;
+  std::optional<std::string> base_file, new_file;  ///< BASE NEW
   std::vector<std::string> base;
   std::vector<std::string> next;
   std::optional<std::string> fail_above;
@@ -117,9 +117,9 @@ bool gate_options_given(const GateOptions& given, const GateOptions& defaults) {
 }
 
 void add_diff_options(CLI::App& sub, DiffOptions& options) {
-  sub.add_option("BASE NEW", options.positional,
-                 "one base and one new profile or event log (or use --base/--new)")
-      ->expected(0, 2);
+  sub.add_option("BASE", options.base_file,
+                 "the base profile or event log (or several with --base)");
+  sub.add_option("NEW", options.new_file, "the new profile or event log (or several with --new)");
   sub.add_option("--base", options.base, "base profiles (several: compare medians)");
   sub.add_option("--new", options.next, "new profiles (several: compare medians)");
   sub.add_option("--fail-above", options.fail_above,
@@ -220,10 +220,10 @@ int run_median_diff(const DiffOptions& o) {
 
 /// BASE NEW, or --base FILE... --new FILE...: the sides, as lists.
 int run_diff(DiffOptions& o) {
-  if (o.positional.size() == 2 && o.base.empty() && o.next.empty()) {
-    o.base = {o.positional[0]};
-    o.next = {o.positional[1]};
-  } else if (!o.positional.empty() || o.base.empty() || o.next.empty()) {
+  if (o.base_file && o.new_file && o.base.empty() && o.next.empty()) {
+    o.base = {*o.base_file};
+    o.next = {*o.new_file};
+  } else if (o.base_file || o.new_file || o.base.empty() || o.next.empty()) {
     return input_failure(
         "passtiming diff: give BASE NEW, or --base FILE... --new FILE... (not both)");
   }
