@@ -1,8 +1,11 @@
 #include "passtiming/recorder/compile_session.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -53,6 +56,34 @@ void unregister_at_exit(CompileSession* session) noexcept {
   std::erase(registry.sessions, session);
 }
 
+/// Appends one status line (`STATE<TAB>PATH[<TAB>MESSAGE]`) to the status
+/// file, by one O_APPEND write; any failure is ignored.
+void append_status(const std::optional<OutputPath>& status, std::string_view state,
+                   std::string_view path, std::string_view message) noexcept {
+  if (!status) return;
+  try {
+    auto clean = [](std::string_view text, std::size_t limit) {
+      std::string out(text.substr(0, limit));
+      for (char& c : out) {
+        if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+      }
+      return out;
+    };
+    // Well under PIPE_BUF, so that even a pipe would take the line whole.
+    std::string line = fmt::format("{}\t{}", state, clean(path, 1024));
+    if (!message.empty()) line += "\t" + clean(message, 2048);
+    line += '\n';
+    const int fd = ::open(status->path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    ssize_t written = 0;
+    do {
+      written = ::write(fd, line.data(), line.size());
+    } while (written < 0 && errno == EINTR);
+    ::close(fd);
+  } catch (...) {
+  }
+}
+
 void write_to_stderr(const std::string& text) noexcept {
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
@@ -81,7 +112,9 @@ CompileSession::CompileSession(Settings settings, std::shared_ptr<const Clock> c
     try {
       events_ = EventLogWriter::open(settings_.events->path, metadata_, metrics_);
     } catch (const std::exception& e) {
-      throw ConfigError(fmt::format("{}: {}", settings_.events->setting, e.what()));
+      std::string message = fmt::format("{}: {}", settings_.events->setting, e.what());
+      append_status(settings_.status, "failed", settings_.events->path, message);
+      throw ConfigError(std::move(message));
     }
     serialized_events_ = std::make_unique<SerializedObserver>(*events_);
   }
@@ -229,13 +262,26 @@ bool CompileSession::write_profile() noexcept {
     sections.reserve(sections_.size());
     for (const auto& section : sections_) sections.push_back(&section->section());
     write_profile_file(metadata_, metrics_, sections, settings_.profile->path);
+    record_profile_status(true, {});
     return true;
   } catch (const std::exception& e) {
-    complain(fmt::format("{}: {}", settings_.profile->setting, e.what()));
+    const std::string message = fmt::format("{}: {}", settings_.profile->setting, e.what());
+    complain(message);
+    record_profile_status(false, message);
   } catch (...) {
     complain(fmt::format("{}: cannot write the profile", settings_.profile->setting));
+    record_profile_status(false, fmt::format("{}: {}: cannot write the profile",
+                                             settings_.profile->setting, settings_.profile->path));
   }
   return false;
+}
+
+void CompileSession::record_profile_status(bool written, const std::string& message) noexcept {
+  std::lock_guard lock(mutex_);
+  const ProfileStatus now = written ? ProfileStatus::written : ProfileStatus::failed;
+  if (!settings_.status || !settings_.profile || profile_status_ == now) return;
+  profile_status_ = now;
+  append_status(settings_.status, written ? "written" : "failed", settings_.profile->path, message);
 }
 
 void CompileSession::complain(const std::string& message) const noexcept {

@@ -79,14 +79,16 @@ std::string lower_trimmed(std::string_view text) {
   return out;
 }
 
-/// The settings every source reads, TileLang's included: the two files and
-/// the metrics.
+/// The settings every source reads, TileLang's included: the two files, the
+/// status file and the metrics.
 void read_outputs(const SettingSources& sources, Settings& settings) {
   const GivenOptions& options = sources.options;
   const Given profile = pick(options.profile, kProfileSetting, sources);
   if (profile.value) settings.profile = output_path(profile, sources);
   const Given events = pick(options.events, kEventsSetting, sources);
   if (events.value) settings.events = output_path(events, sources);
+  const Given status = pick(std::nullopt, kStatusSetting, sources);
+  if (status.value) settings.status = output_path(status, sources);
   const Given metrics = pick(options.metrics, kMetricsSetting, sources);
   if (metrics.value) settings.metrics = parse_metrics(*metrics.value, metrics.setting);
 }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -140,7 +141,8 @@ std::optional<int> spawn_and_wait(std::vector<std::string> argv, std::vector<std
   return 1;
 }
 
-/// A private directory for the compiles' report files, removed at the end.
+/// A private directory for the compiles' report files and the status file,
+/// removed at the end.
 class TemporaryDirectory {
  public:
   TemporaryDirectory() {
@@ -191,6 +193,108 @@ std::string expand_run_number(std::string_view pattern, unsigned run) {
 
 bool has_run_number(std::string_view pattern) {
   return expand_run_number(pattern, 0) != expand_run_number(pattern, 1);
+}
+
+/// `path` with each `%` written `%%`, for a pattern the compile expands.
+std::string escape_percent(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    out += c;
+    if (c == '%') out += '%';
+  }
+  return out;
+}
+
+/// The literal text of a piece of a pattern that holds no placeholder left
+/// for the compile (`%p`, `%n`; `%%` is one `%`); nullopt when it holds one.
+std::optional<std::string> literal_text(std::string_view pattern) {
+  std::string first = expand_path_pattern(pattern, 0, 0);
+  if (first != expand_path_pattern(pattern, 1, 1)) return std::nullopt;
+  return first;
+}
+
+/// A file pattern as the compiles get it: `pattern` (its %r already
+/// expanded) made absolute against `cwd` (whose `%` are escaped), so that a
+/// compiler working in another directory (`make -C`, CMake's builds) writes
+/// where run was asked to; "" and "-" (stdout) are kept as they are.
+std::string absolute_pattern(const std::string& pattern, const fs::path& cwd) {
+  if (pattern.empty() || pattern == "-" || pattern.front() == '/') return pattern;
+  return escape_percent(cwd.string()) + "/" + pattern;
+}
+
+/// The deepest directory of `pattern` (absolute, %r expanded) that holds no
+/// placeholder left for the compile: the directory part whole, or its
+/// parent before the first component with `%p` or `%n` (such a directory
+/// differs per compile and cannot be made ahead).
+fs::path placeholder_free_directory(std::string_view pattern) {
+  const std::size_t last_slash = pattern.rfind('/');
+  if (last_slash == std::string_view::npos) return {};
+  fs::path dir = "/";
+  std::size_t start = 0;
+  while (start < last_slash) {
+    const std::size_t end = pattern.find('/', start);
+    const std::optional<std::string> component = literal_text(pattern.substr(start, end - start));
+    if (!component) break;
+    if (!component->empty()) dir /= *component;
+    start = end + 1;
+  }
+  return dir;
+}
+
+/// Creates the directories a relative file pattern needs (placeholder_free_
+/// directory()) under run's working directory. An absolute pattern is used
+/// as it is given: run does not create directories elsewhere in the file
+/// system. A directory that cannot be made is left to the compiles, whose
+/// failures the summary counts.
+void create_pattern_directories(const std::string& given, const std::string& absolute) {
+  if (given.empty() || given == "-" || given.front() == '/') return;
+  std::error_code ignored;
+  fs::create_directories(placeholder_free_directory(absolute), ignored);
+}
+
+/// What the compiles of the runs so far wrote, from the status file
+/// (CompileSession): per file its last outcome.
+struct StatusTally {
+  std::size_t written = 0;    ///< profiles whose last outcome is written
+  std::size_t failed = 0;     ///< files whose last outcome is a failure
+  std::string first_failure;  ///< the message of the first file that failed
+};
+
+StatusTally tally_status(const fs::path& status) {
+  struct Outcome {
+    bool written = false;
+    std::string message;
+  };
+  std::map<std::string, Outcome> outcomes;
+  std::vector<std::string> order;  // each file, as it first appeared
+  std::ifstream in(status, std::ios::binary);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string state = line.substr(0, tab);
+    if (state != "written" && state != "failed") continue;
+    const std::size_t message_tab = line.find('\t', tab + 1);
+    const std::string path = line.substr(tab + 1, message_tab - (tab + 1));
+    auto [entry, added] = outcomes.try_emplace(path);
+    if (added) order.push_back(path);
+    entry->second.written = state == "written";
+    entry->second.message = message_tab == std::string::npos ? "" : line.substr(message_tab + 1);
+  }
+  StatusTally tally;
+  for (const std::string& path : order) {
+    const Outcome& outcome = outcomes[path];
+    if (outcome.written) {
+      ++tally.written;
+    } else if (tally.failed++ == 0) {
+      tally.first_failure = outcome.message;
+    }
+  }
+  return tally;
+}
+
+std::string profiles_written(std::size_t n) {
+  return fmt::format("wrote {} profile{}", n, n == 1 ? "" : "s");
 }
 
 /// What `passtiming run` was given.
@@ -348,8 +452,8 @@ void add_setting_overrides(const RunOptions& options, const fs::path& reports,
                            std::vector<std::string>& overrides) {
   overrides.push_back(environment_assignment(kThresholdSetting, options.threshold));
   overrides.push_back(environment_assignment(
-      kReportSetting,
-      options.no_report ? std::string("off") : (reports / "report-%p-%n.txt").string()));
+      kReportSetting, options.no_report ? std::string("off")
+                                        : escape_percent(reports.string()) + "/report-%p-%n.txt"));
   overrides.push_back(environment_assignment(kContextSetting, options.context));
   overrides.push_back(environment_assignment(kAnalysesSetting, options.analyses ? "1" : "0"));
   if (options.metrics) {
@@ -375,29 +479,68 @@ void print_run_reports(const fs::path& reports, CommandKind kind, const std::str
   }
 }
 
+/// The file pattern of one run for the compiles: %r expanded, absolute,
+/// its directories made when it was given relative.
+std::string run_file_pattern(const std::string& given, unsigned run, const fs::path& cwd) {
+  const std::string pattern = absolute_pattern(expand_run_number(given, run), cwd);
+  create_pattern_directories(given, pattern);
+  return pattern;
+}
+
+/// The end of `run`: the summary of the files the compiles wrote, on
+/// stderr, and the exit status. When a file could not be written:
+/// "passtiming run: wrote N profiles, M failed: FIRST MESSAGE" and the
+/// command's own status when it failed, else kExitIncomplete. When every
+/// file was written: "passtiming run: wrote N profiles" with --no-report
+/// and -o (nothing else would say so) for a compiler or a build, else
+/// nothing. Not for a Python script: its TileLang compiles do not all report
+/// to the status file, so the count could be short.
+int finish_run(const RunOptions& options, CommandKind kind, const StatusTally& tally,
+               int command_status) {
+  if (tally.failed > 0) {
+    std::fprintf(stderr, "passtiming run: %s, %zu failed: %s\n",
+                 profiles_written(tally.written).c_str(), tally.failed,
+                 tally.first_failure.c_str());
+    return command_status != 0 ? command_status : kExitIncomplete;
+  }
+  if (options.no_report && !options.profile.empty() && kind != CommandKind::python) {
+    std::fprintf(stderr, "passtiming run: %s\n", profiles_written(tally.written).c_str());
+  }
+  return command_status;
+}
+
 /// Runs the timed command options.repeat times, one after the other, each
-/// run with its own files; a run that fails ends the series with its status
-/// (what the earlier runs wrote stays).
+/// run with its own files; a run that fails, or whose compiles could not
+/// write a file, ends the series (what the earlier runs wrote stays). Then
+/// finish_run().
 int run_series(const RunOptions& options, CommandKind kind, const TimedCommand& command,
-               const fs::path& reports) {
+               const fs::path& reports, const fs::path& status_file) {
+  const fs::path cwd = fs::current_path();
+  StatusTally tally;
   for (unsigned run = 1; run <= options.repeat; ++run) {
     std::vector<std::string> overrides = command.overrides;
     overrides.push_back(
-        environment_assignment(kProfileSetting, expand_run_number(options.profile, run)));
+        environment_assignment(kProfileSetting, run_file_pattern(options.profile, run, cwd)));
     overrides.push_back(
-        environment_assignment(kEventsSetting, expand_run_number(options.events, run)));
+        environment_assignment(kEventsSetting, run_file_pattern(options.events, run, cwd)));
     const std::optional<int> status = spawn_and_wait(command.argv, child_environment(overrides));
     if (!status) return kExitUsage;
     if (!options.no_report) print_run_reports(reports, kind, command.argv[0]);
+    tally = tally_status(status_file);
     if (*status != 0) {
       if (options.repeat > 1) {
         std::fprintf(stderr, "passtiming run: run %u of %u exited with status %d; stopped\n", run,
                      options.repeat, *status);
       }
-      return *status;
+      return finish_run(options, kind, tally, *status);
+    }
+    if (tally.failed > 0 && run < options.repeat) {
+      std::fprintf(stderr, "passtiming run: run %u of %u could not write every file; stopped\n",
+                   run, options.repeat);
+      break;
     }
   }
-  return kExitOk;
+  return finish_run(options, kind, tally, kExitOk);
 }
 
 int run_timed(const RunOptions& options) {
@@ -407,9 +550,14 @@ int run_timed(const RunOptions& options) {
   const bool injected = kind == CommandKind::python ? enable_python_hook(options, command)
                                                     : inject_llvm_plugin(options, kind, command);
   if (!injected) return kExitUsage;
-  TemporaryDirectory reports;
-  add_setting_overrides(options, reports.path(), command.overrides);
-  return run_series(options, kind, command, reports.path());
+  TemporaryDirectory work;
+  const fs::path reports = work.path() / "reports";
+  const fs::path status_file = work.path() / "status.tsv";
+  fs::create_directory(reports);
+  add_setting_overrides(options, reports, command.overrides);
+  command.overrides.push_back(
+      environment_assignment(kStatusSetting, escape_percent(status_file.string())));
+  return run_series(options, kind, command, reports, status_file);
 }
 
 }  // namespace

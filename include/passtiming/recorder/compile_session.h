@@ -12,6 +12,7 @@
 ///     lower->enter_pass_ctx(); ... lower->exit_pass_ctx();
 ///     session.finish();  // the report, the JSON profile, the event log closed
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,6 +46,14 @@ class EventLogWriter;
 /// and finish() returns false. The message goes on stderr ("passtiming:
 /// SETTING: …") when the report goes to stderr or a file (a command-line
 /// host), else on the logger `tilelang.pass_timing`.
+///
+/// With Settings::status, the session appends to that file one line each
+/// time the profile's outcome changes (first written, first failed, and any
+/// change after), and one when the event log cannot be created:
+/// `written<TAB>PATH` or `failed<TAB>PATH<TAB>MESSAGE` (the message above;
+/// tabs and line breaks in it become spaces), each by one O_APPEND write,
+/// so that the compilers of a parallel build do not interleave. A status
+/// file that cannot be written is ignored: it never fails the compile.
 class CompileSession {
  public:
   /// Opens the event log when `settings.events` names one. `sampler` reads
@@ -109,6 +118,9 @@ class CompileSession {
   /// Writes `report` where the settings send it; false on failure.
   bool write_report(const std::string& report) noexcept;
   bool write_profile() noexcept;
+  /// Appends the profile's outcome to the status file when it differs from
+  /// the last one appended. Never fails.
+  void record_profile_status(bool written, const std::string& message) noexcept;
   /// One message about a file of the session, on the report's channel.
   void complain(const std::string& message) const noexcept;
 
@@ -130,6 +142,9 @@ class CompileSession {
   /// Every report written to Settings::report_file so far.
   std::string report_file_text_;
   bool finished_ = false;
+  /// The profile's outcome last appended to the status file.
+  enum class ProfileStatus : std::uint8_t { none, written, failed };
+  ProfileStatus profile_status_ = ProfileStatus::none;
   /// Guards the sections, the report file's text and `finished_`. Recursive:
   /// a section closed by finish() reports back under it.
   mutable std::recursive_mutex mutex_;

@@ -38,6 +38,11 @@ inline constexpr SettingName kReportSetting{"passtiming-report", "PASSTIMING_REP
 inline constexpr SettingName kContextSetting{"passtiming-context", "PASSTIMING_CONTEXT"};
 inline constexpr SettingName kAnalysesSetting{"passtiming-analyses", "PASSTIMING_ANALYSES"};
 inline constexpr SettingName kMetricsSetting{"passtiming-metrics", "PASSTIMING_METRICS"};
+/// The status file of `passtiming run`: every compile session appends one
+/// line per file it writes or fails to write (CompileSession), so that run
+/// can count them across a build's compiler processes. Read from the
+/// environment only; the plugin has no option for it.
+inline constexpr SettingName kStatusSetting{"passtiming-status", "PASSTIMING_STATUS"};
 
 /// `NAME=value` for the environment of a child process.
 std::string environment_assignment(SettingName setting, std::string_view value);
@@ -81,6 +86,10 @@ struct Settings {
   ReportTarget report = ReportTarget::log;
   /// The report's file, for ReportTarget::file.
   std::optional<OutputPath> report_file;
+  /// The status file (kStatusSetting): one line appended per profile
+  /// written or not, and per event log that could not be created. Writing
+  /// it never fails the compile.
+  std::optional<OutputPath> status;
   /// Write the report and the files each time a section closes, not only at
   /// the end: a compiler process may run several pipelines and may die
   /// between them (the LLVM plugin), and an instrument used on its own
@@ -117,7 +126,8 @@ Settings read_settings(const SettingSources& sources, Settings defaults = {});
 
 /// The part of read_settings() every host reads, TileLang's and Python's
 /// included, whose threshold and report are their own: the profile, the
-/// event log and the metrics.
+/// event log, the status file (PASSTIMING_STATUS, environment only) and the
+/// metrics.
 Settings read_file_settings(const SettingSources& sources, Settings defaults = {});
 
 /// Whether any setting that asks for timing is present in `sources`: an
