@@ -119,9 +119,13 @@ void bind_session(py::module_& m) {
                        std::shared_ptr<Clock> clock, py::object metrics, double threshold_ms) {
              std::shared_ptr<const Clock> source =
                  clock ? std::shared_ptr<const Clock>(clock) : steady_clock();
-             Settings settings{.metrics = metrics_option(metrics, "metrics").value_or(MetricSet{}),
-                               .profile = file_argument(std::move(profile), "profile"),
-                               .events = file_argument(std::move(events), "events")};
+             Settings settings{
+                 .metrics = metrics_option(metrics, "metrics").value_or(MetricSet{}),
+                 .profile = file_argument(std::move(profile), "profile"),
+                 .events = file_argument(std::move(events), "events"),
+                 // Where `passtiming run` counts the profiles written.
+                 .status = file_argument(Environment::process().get(kStatusSetting.environment),
+                                         std::string(kStatusSetting.environment))};
              return Session{
                  std::make_unique<PassTimingTool>(threshold_ms, source, std::move(settings))};
            }),

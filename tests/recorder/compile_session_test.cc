@@ -249,5 +249,36 @@ TEST(CompileSession, ADestroyedSessionLeavesTheExitHook) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+TEST(CompileSession, TheStatusFileGetsOneLinePerProfileOutcome) {
+  ScratchDir dir;
+  auto clock = std::make_shared<ManualClock>();
+  const std::string status = dir.file("status");
+  {
+    // Written after each of two sections: one line, not two.
+    CompileSession session(Settings{.profile = file(dir, "p.json", "PASSTIMING_PROFILE"),
+                                    .report = ReportTarget::off,
+                                    .status = file(dir, "status", "PASSTIMING_STATUS"),
+                                    .write_each_section = true},
+                           clock);
+    run_context(*session.new_section("a"), *clock);
+    run_context(*session.new_section("b"), *clock);
+  }
+  EXPECT_EQ(read_file(status), "written\t" + dir.file("p.json") + "\n");
+  const std::string missing = dir.file("missing/q.json");
+  {
+    LogCapture log;
+    CompileSession session(Settings{.profile = OutputPath{missing, "PASSTIMING_PROFILE"},
+                                    .report = ReportTarget::off,
+                                    .status = file(dir, "status", "PASSTIMING_STATUS")},
+                           clock);
+    run_context(*session.new_section("a"), *clock);
+    EXPECT_FALSE(session.finish());
+  }
+  EXPECT_EQ(read_file(status), "written\t" + dir.file("p.json") + "\nfailed\t" + missing +
+                                   "\tPASSTIMING_PROFILE: " + missing +
+                                   ": cannot create a temporary file next to it: No such file or "
+                                   "directory\n");
+}
+
 }  // namespace
 }  // namespace passtiming

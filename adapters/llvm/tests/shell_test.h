@@ -54,7 +54,7 @@ class ShellTest : public ::testing::Test {
     const std::string line = "cd '" + dir.string() +
                              "' && env -u PASSTIMING_THRESHOLD_MS -u PASSTIMING_PROFILE -u "
                              "PASSTIMING_EVENTS -u PASSTIMING_REPORT -u PASSTIMING_CONTEXT -u "
-                             "PASSTIMING_ANALYSES -u PASSTIMING_METRICS " +
+                             "PASSTIMING_ANALYSES -u PASSTIMING_METRICS -u PASSTIMING_STATUS " +
                              command + " >out.txt 2>err.txt";
     const int raw = std::system(line.c_str());
     ShellResult r;
