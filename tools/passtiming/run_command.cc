@@ -492,18 +492,16 @@ std::string run_file_pattern(const std::string& given, unsigned run, const fs::p
 /// "passtiming run: wrote N profiles, M failed: FIRST MESSAGE" and the
 /// command's own status when it failed, else kExitIncomplete. When every
 /// file was written: "passtiming run: wrote N profiles" with --no-report
-/// and -o (nothing else would say so) for a compiler or a build, else
-/// nothing. Not for a Python script: its TileLang compiles do not all report
-/// to the status file, so the count could be short.
-int finish_run(const RunOptions& options, CommandKind kind, const StatusTally& tally,
-               int command_status) {
+/// and -o (nothing else would say so), else nothing. Every source's compile
+/// session reports to the status file, TileLang's in a Python script too.
+int finish_run(const RunOptions& options, const StatusTally& tally, int command_status) {
   if (tally.failed > 0) {
     std::fprintf(stderr, "passtiming run: %s, %zu failed: %s\n",
                  profiles_written(tally.written).c_str(), tally.failed,
                  tally.first_failure.c_str());
     return command_status != 0 ? command_status : kExitIncomplete;
   }
-  if (options.no_report && !options.profile.empty() && kind != CommandKind::python) {
+  if (options.no_report && !options.profile.empty()) {
     std::fprintf(stderr, "passtiming run: %s\n", profiles_written(tally.written).c_str());
   }
   return command_status;
@@ -532,7 +530,7 @@ int run_series(const RunOptions& options, CommandKind kind, const TimedCommand& 
         std::fprintf(stderr, "passtiming run: run %u of %u exited with status %d; stopped\n", run,
                      options.repeat, *status);
       }
-      return finish_run(options, kind, tally, *status);
+      return finish_run(options, tally, *status);
     }
     if (tally.failed > 0 && run < options.repeat) {
       std::fprintf(stderr, "passtiming run: run %u of %u could not write every file; stopped\n",
@@ -540,7 +538,7 @@ int run_series(const RunOptions& options, CommandKind kind, const TimedCommand& 
       break;
     }
   }
-  return finish_run(options, kind, tally, kExitOk);
+  return finish_run(options, tally, kExitOk);
 }
 
 int run_timed(const RunOptions& options) {

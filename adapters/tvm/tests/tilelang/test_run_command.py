@@ -123,3 +123,19 @@ def test_a_bad_threshold_is_a_usage_error(tmp_path, passtiming_cli):
     assert result.returncode == 2
     assert "--threshold-ms" in result.stderr
     assert "never runs" not in result.stdout
+
+
+def test_a_scripts_compiles_are_counted_like_a_builds(tmp_path, passtiming_cli):
+    script = write_script(tmp_path, TWO_COMPILES)
+    # Started in tmp_path, with a relative pattern.
+    child_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    child_env["PASSTIMING_PYTHON_PATH"] = os.environ["PASSTIMING_PYTHON_MODULE_DIR"]
+    result = subprocess.run(
+        [passtiming_cli, "run", "--no-report", "-o", "profiles/p-%p-%n.json", "--",
+         sys.executable, str(script)],
+        capture_output=True, text=True, cwd=tmp_path, env=child_env, timeout=600,
+    )
+    assert result.returncode == 3, result.stderr  # the script's own status
+    # run made profiles/ under its own directory, and counted both compiles.
+    assert len(list((tmp_path / "profiles").glob("p-*-*.json"))) == 2
+    assert result.stderr.splitlines()[-1] == "passtiming run: wrote 2 profiles", result.stderr
