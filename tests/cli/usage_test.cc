@@ -58,5 +58,22 @@ TEST(Usage, DiffWithOneFileAsksForBoth) {
       << r.err;
 }
 
+TEST(Usage, NumericOptionsNameTheirUnitAndAreCheckedWhileParsing) {
+  const auto help = run_tool({"diff", "--help"});
+  EXPECT_NE(help.out.find("--fail-above PCT "), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--min-ms MS "), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--alpha RATE "), std::string::npos) << help.out;
+  for (const char* option :
+       {"--fail-above", "--min-ms", "--alpha", "--threshold-pct", "--floor-ms", "--floor"}) {
+    const auto r = run_tool({"diff", "a.json", "b.json", option, "-2"});
+    EXPECT_EQ(r.status, 2) << option;
+    EXPECT_EQ(r.err, std::string("passtiming diff: ") + option +
+                         ": must be a finite non-negative number (got '-2') (see 'passtiming "
+                         "diff --help')\n");
+  }
+  EXPECT_EQ(run_tool({"summary", "a.json", "--threshold-ms", "fast"}).status, 2);
+  EXPECT_EQ(run_tool({"push", "a.json", "--timeout-s", "soon"}).status, 2);
+}
+
 }  // namespace
 }  // namespace passtiming

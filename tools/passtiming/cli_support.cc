@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/engine/version.h"
+#include "passtiming/recorder/settings.h"
 
 namespace passtiming::cli {
 namespace {
@@ -65,6 +66,19 @@ std::string command_of(const CLI::App& app) {
 }
 
 }  // namespace
+
+CLI::Validator non_negative_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          parse_threshold_ms(text, "value");
+          return {};
+        } catch (const ConfigError&) {
+          return fmt::format("must be a finite non-negative number (got '{}')", text.substr(0, 64));
+        }
+      },
+      "");
+}
 
 int run_cli(int argc, const char* const* argv) {
   CLI::App app{"passtiming: per-pass timing for compiler pipelines", "passtiming"};

@@ -22,6 +22,14 @@ enum ExitStatus : int {
 /// What a subcommand runs after parsing; returns the exit status.
 using Action = std::function<int()>;
 
+/// The check of an option that takes a finite non-negative number (every
+/// numeric option of the tool: milliseconds, percents, seconds, a rate;
+/// each names its unit with type_name(), as --help lists it). CLI11 refuses
+/// anything else while parsing, one usage line naming the option: "--min-ms:
+/// must be a finite non-negative number (got 'x')". The rule is
+/// parse_threshold_ms's.
+CLI::Validator non_negative_number();
+
 /// `passtiming report EVENTS.jsonl [--threshold-ms X]`
 Action add_report_command(CLI::App& app);
 

@@ -123,9 +123,13 @@ void add_diff_options(CLI::App& sub, DiffOptions& options) {
   sub.add_option("--base", options.base, "base profiles (several: compare medians)");
   sub.add_option("--new", options.next, "new profiles (several: compare medians)");
   sub.add_option("--fail-above", options.fail_above,
-                 "exit 1 when a pass got slower by more than this many percent");
+                 "exit 1 when a pass got slower by more than this many percent")
+      ->type_name("PCT")
+      ->check(non_negative_number());
   sub.add_option("--min-ms", options.min_ms,
-                 "only passes whose new median self time is at least this many ms can fail");
+                 "only passes whose new median self time is at least this many ms can fail")
+      ->type_name("MS")
+      ->check(non_negative_number());
   sub.add_option("--by", options.by, "compare by pass (default), kernel or context")
       ->check(CLI::IsMember({"pass", "kernel", "context"}));
   sub.add_option("--format", options.format, "text (default) or json; markdown with --gate")
@@ -144,16 +148,24 @@ void add_gate_options(CLI::App& sub, DiffOptions& options) {
                  "profile recorded it, else wall)")
       ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
   sub.add_option("--alpha", g.alpha,
-                 "with --gate: family-wise error rate over the tested passes (default 0.05)");
+                 "with --gate: family-wise error rate over the tested passes (default 0.05)")
+      ->type_name("RATE")
+      ->check(non_negative_number());
   sub.add_option("--alternative", g.alternative,
                  "with --gate: greater (default: is the new side larger?) or two-sided")
       ->check(CLI::IsMember({"greater", "two-sided"}));
   sub.add_option("--threshold-pct", g.threshold_pct,
-                 "with --gate: the median must grow by more than this many percent (default 5)");
+                 "with --gate: the median must grow by more than this many percent (default 5)")
+      ->type_name("PCT")
+      ->check(non_negative_number());
   sub.add_option("--floor-ms", g.floor_ms,
-                 "with --gate: ... and by more than this many ms (default 1; wall and cpu)");
+                 "with --gate: ... and by more than this many ms (default 1; wall and cpu)")
+      ->type_name("MS")
+      ->check(non_negative_number());
   sub.add_option("--floor", g.floor,
-                 "with --gate: ... and by more than this, in the measure's unit");
+                 "with --gate: ... and by more than this, in the measure's unit")
+      ->type_name("NUMBER")
+      ->check(non_negative_number());
 }
 
 /// The statistical gate over o's sides, with its own options.

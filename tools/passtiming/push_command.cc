@@ -582,6 +582,8 @@ Action add_push_command(CLI::App& app) {
       ->default_str("5")
       ->check(CLI::Range(0, 100));
   sub->add_option("--timeout-s", options->timeout_s, "seconds a request may take")
+      ->type_name("SECONDS")
+      ->check(non_negative_number())
       ->default_str("60");
   return [options]() -> int { return push(*options); };
 }

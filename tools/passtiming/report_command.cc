@@ -28,7 +28,9 @@ Action add_report_command(CLI::App& app) {
       "report", "Print the seed-format report of a JSON profile or an event log ('-' reads stdin)");
   sub->add_option("EVENTS", options->input, "JSON profile or JSON Lines event log")->required();
   sub->add_option("--threshold-ms", options->threshold,
-                  "hide passes whose inclusive time is under this many milliseconds");
+                  "hide passes whose inclusive time is under this many milliseconds")
+      ->type_name("MS")
+      ->check(non_negative_number());
   sub->add_option("--format", options->format,
                   "text (the seed's report, default) or json (the input as a JSON profile)")
       ->check(CLI::IsMember({"text", "json"}));

@@ -312,7 +312,9 @@ struct RunOptions {
 
 void add_run_options(CLI::App& sub, RunOptions& options) {
   sub.add_option("--threshold-ms", options.threshold,
-                 "hide passes whose inclusive time is under this many milliseconds");
+                 "hide passes whose inclusive time is under this many milliseconds")
+      ->type_name("MS")
+      ->check(non_negative_number());
   sub.add_option("-o,--profile", options.profile,
                  "write each compile's JSON profile here (%p = the compiler's pid, %n = the "
                  "compile's number within a Python process, %r = the run's number with "

@@ -148,7 +148,9 @@ Action add_summary_command(CLI::App& app) {
       ->check(CLI::IsMember({"pass", "kernel", "context"}));
   sub->add_option("--top", options->top, "show only the N rows with the most self time (0 = all)");
   sub->add_option("--threshold-ms", options->threshold,
-                  "hide rows whose total inclusive time is under this many milliseconds");
+                  "hide rows whose total inclusive time is under this many milliseconds")
+      ->type_name("MS")
+      ->check(non_negative_number());
   sub->add_option("--format", options->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
