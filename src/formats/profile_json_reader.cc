@@ -190,7 +190,13 @@ class LocatedJson {
                                 std::uint64_t max) const {
     std::uint64_t n;
     auto expected = [&] { return fmt::format("an integer from 0 to {}", max); };
-    if (auto error = v.get_uint64().get(n)) fail_value(error, at, name, expected());
+    if (auto error = v.get_uint64().get(n)) {
+      // JSON's -0 is zero, as the fast mode (simdjson's DOM) reads it: the
+      // modes agree (a failed getter leaves the value to read again).
+      std::int64_t zero = -1;
+      if (v.get_int64().get(zero) == simdjson::SUCCESS && zero == 0) return 0;
+      fail_value(error, at, name, expected());
+    }
     if (n > max) fail_at(at, fmt::format("field '{}' must be {}", name, expected()));
     return n;
   }

@@ -314,6 +314,19 @@ TEST(ProfileJsonTest, TheFastAndTheLocatedModeReadTheSameProfile) {
   EXPECT_FALSE(detail::read_profile_json_fast(simdjson::padded_string(std::string("{}"))));
 }
 
+// JSON's -0 is zero: every mode reads it where a non-negative integer goes
+// (a fuzzer found the located mode refusing what the fast mode read).
+TEST(ProfileJsonTest, NegativeZeroIsZeroInEveryMode) {
+  const std::string text = R"({"format":"passtiming-profile","version":1,"sections":[{"records":[)"
+                           R"({"sequence":-0,"depth":0,"name":"a","start_ns":0,"inclusive_ns":10,)"
+                           R"("self_ns":10,"thread":-0}]}]})";
+  const std::optional<Profile> fast = detail::read_profile_json_fast(simdjson::padded_string(text));
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(fast->sections[0].records[0].sequence, 0u);
+  EXPECT_EQ(located_json(text), profile_to_json(*fast));
+  EXPECT_EQ(profile_to_json(parse_profile_json(text, "p.json")), profile_to_json(*fast));
+}
+
 // The located mode skips unknown members without checking the syntax inside
 // them, so it reads a text the fast mode refuses; such a text is refused with
 // no better place than the first line.
