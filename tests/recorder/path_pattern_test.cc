@@ -2,6 +2,8 @@
 // files and metrics read from the environment. What a compile session
 // writes there is tested in tests/host/session_outputs_test.cc.
 
+#include "passtiming/recorder/path_pattern.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,7 +12,6 @@
 #include "passtiming/engine/environment.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/engine/metrics.h"
-#include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
 #include "test_support.h"
 
