@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -134,6 +135,38 @@ std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator&
   return out;
 }
 
+/// Wall and CPU self time of the records that measured both: what tells
+/// waiting from working.
+struct WallAndCpu {
+  std::int64_t wall_ns = 0;
+  std::int64_t cpu_ns = 0;
+
+  void add(const Profile& profile) {
+    for (const Section& section : profile.sections) {
+      if (section.metrics.size() != section.records.size()) continue;
+      for (std::size_t i = 0; i < section.records.size(); ++i) {
+        if (section.metrics[i].cpu_self_ns == kNotMeasured) continue;
+        wall_ns += section.records[i].self_ns;
+        cpu_ns += section.metrics[i].cpu_self_ns;
+      }
+    }
+  }
+
+  /// A note when the passes' wall time is more than 1.5 times their CPU
+  /// time, by more than 10 ms: the compiles waited for a processor (a
+  /// parallel build, a busy machine), and the waits landed in whichever pass
+  /// was running. Empty otherwise.
+  std::string note() const {
+    if (cpu_ns <= 0 || wall_ns * 2 <= cpu_ns * 3 || wall_ns - cpu_ns <= 10'000'000) return {};
+    return fmt::format(
+        "passtiming summary: note: the passes' wall time is {:.1f}x their CPU time ({:.3f} s "
+        "against {:.3f} s): the compiles waited for a processor (a parallel build, a busy "
+        "machine), and the waits count in whichever pass was running; --measure cpu ranks by "
+        "the work done",
+        static_cast<double>(wall_ns) / static_cast<double>(cpu_ns), wall_ns / 1e9, cpu_ns / 1e9);
+  }
+};
+
 }  // namespace
 
 Action add_summary_command(CLI::App& app) {
@@ -164,6 +197,7 @@ Action add_summary_command(CLI::App& app) {
     if (!parse_number_option(options->threshold, "--threshold-ms", threshold_ms)) return kExitUsage;
     const Measure measure = *parse_measure(options->measure);
     Aggregator agg(*parse_group_by(options->by), measure);
+    WallAndCpu wall_and_cpu;
     try {
       std::size_t index = 0;
       for_each_profile(options->inputs, [&](Profile&& profile) {
@@ -176,6 +210,7 @@ Action add_summary_command(CLI::App& app) {
         }
         ++index;
         agg.add(profile);
+        if (measure == Measure::wall) wall_and_cpu.add(profile);
       });
     } catch (const std::exception& e) {
       return input_failure(e.what());
@@ -194,6 +229,9 @@ Action add_summary_command(CLI::App& app) {
       write_output(options->output, text);
     } catch (const std::exception& e) {
       return input_failure(e.what());
+    }
+    if (const std::string note = wall_and_cpu.note(); !note.empty()) {
+      std::fprintf(stderr, "%s\n", note.c_str());
     }
     return kExitOk;
   };
