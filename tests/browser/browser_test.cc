@@ -356,6 +356,42 @@ TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {
   EXPECT_NEAR(worker.at("levelSumPx").get<double>(), worker.at("widthPx").get<double>() / 2, 1.0);
 }
 
+// MLIR forks nested pipelines onto worker threads: their records name a
+// parent on another thread (the pass adaptor). Each worker's lane draws its
+// own pipelines, as roots of that lane.
+TEST(BrowserTest, PipelinesForkedOntoWorkerThreadsAreDrawnInTheirLanes) {
+  TimingStateMachine sm;
+  const int adaptor = 0;
+  sm.enter(0, "threaded");
+  sm.begin(0, BeginEvent<>{.pass = "adaptor", .kernel = "m", .thread = 1, .key = &adaptor});
+  for (ThreadKey worker : {2, 3}) {
+    const Nanoseconds t = static_cast<Nanoseconds>(worker - 1) * kMilli;
+    sm.begin(t, BeginEvent<>{
+                    .pass = "pipeline", .kernel = "f", .thread = worker, .parent = {1, &adaptor}});
+    sm.begin(t, BeginEvent<>{.pass = "canonicalize", .kernel = "f", .thread = worker});
+    sm.end(t + kMilli, {"canonicalize", worker});
+    sm.begin(t + kMilli, BeginEvent<>{.pass = "cse", .kernel = "f", .thread = worker});
+    sm.end(t + 2 * kMilli, {"cse", worker});
+    sm.end(t + 2 * kMilli, {"pipeline", worker});
+  }
+  sm.end(5 * kMilli, {"adaptor", 1});
+  sm.exit(5 * kMilli);
+  Profile profile;
+  profile.sections.push_back(sm.take_section());
+  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  expect_consistent_layout(t, 7);
+  ASSERT_EQ(t.at("lanes").size(), 3u);
+  EXPECT_EQ(t.at("lanes").at(0).at("bars"), 1);
+  EXPECT_EQ(t.at("lanes").at(1).at("bars"), 3);
+  EXPECT_EQ(t.at("lanes").at(2).at("bars"), 3);
+  // Each worker's pipeline (2 ms) against the adaptor's 5 ms: 2/5 of the lane.
+  const Json& worker = t.at("lanes").at(1);
+  EXPECT_NEAR(worker.at("levelSumPx").get<double>(), worker.at("widthPx").get<double>() * 2 / 5,
+              1.0);
+}
+
 TEST(BrowserTest, DeepAndWidePipelineAccountsForEveryRecord) {
   // 4 stages × 25 passes, each pass with 2 children of unequal length and
   // every second pass shorter than a microsecond.

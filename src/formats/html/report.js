@@ -235,14 +235,18 @@
   /// passes removed, children inside their parent from its left edge, so
   /// top-level bars fill the lane and children never overhang their parent.
   /// The section's scale is the longest thread's top-level time. Each bar
-  /// knows its parent bar and how many records its subtree holds.
+  /// knows its parent bar and how many records its subtree holds. A record
+  /// whose parent ran on another thread (a pipeline MLIR forked onto a
+  /// worker) is a root of its own thread's lane, and a bar's `depth` counts
+  /// from its lane's roots.
   function layoutSection(s) {
     const bySeq = new Map();    // sequence -> bar
     const lanes = new Map();
     for (const r of s.records) {  // records arrive in sequence (start) order
       let lane = lanes.get(r[THREAD]);
       if (!lane) lanes.set(r[THREAD], lane = {thread: r[THREAD], total: 0, depth: 0, bars: []});
-      const parent = r[PARENT] >= 0 ? bySeq.get(r[PARENT]) : undefined;
+      const above = r[PARENT] >= 0 ? bySeq.get(r[PARENT]) : undefined;
+      const parent = above && above.r[THREAD] === r[THREAD] ? above : undefined;
       let left, room;
       if (parent) {
         left = parent.cursor;
@@ -252,11 +256,11 @@
         room = Infinity;
       }
       const bar = {r: r, parent: parent, left: left, width: Math.max(0, Math.min(r[INCL], room)),
-                   cursor: left, count: 1};
+                   cursor: left, count: 1, depth: parent ? parent.depth + 1 : 0};
       if (parent) parent.cursor = left + bar.width;
       else lane.total += bar.width;
       bySeq.set(r[SEQ], bar);
-      lane.depth = Math.max(lane.depth, r[DEPTH]);
+      lane.depth = Math.max(lane.depth, bar.depth);
       lane.bars.push(bar);
     }
     let scale = 0;
@@ -308,7 +312,7 @@
         run.members++;
         run.incl += bar.r[INCL];
       } else {
-        pending.set(key, {merged: true, depth: bar.r[DEPTH], parent: bar.parent, left: left, right: right,
+        pending.set(key, {merged: true, depth: bar.depth, parent: bar.parent, left: left, right: right,
                           count: bar.count, members: 1, incl: bar.r[INCL]});
       }
     }
@@ -422,7 +426,7 @@
       const nodes = [];
       let levelNs = 0;
       for (const item of list) {
-        const depth = item.merged ? item.depth : item.bar.r[DEPTH];
+        const depth = item.merged ? item.depth : item.bar.depth;
         const failed = !item.merged && (item.bar.r[FLAGS] & FAILED);
         const bar = el('div', 'bar' + (item.merged ? ' merged' : '') + (failed ? ' failed' : ''));
         const parent = item.merged ? item.parent : item.bar.parent;
@@ -466,7 +470,7 @@
                 title: item.count + ' passes at depth ' + item.depth + ', ' + duration(item.incl)};
       } else {
         const r = item.bar.r;
-        view = {from: item.bar.left, to: item.bar.left + item.bar.width, depth: r[DEPTH],
+        view = {from: item.bar.left, to: item.bar.left + item.bar.width, depth: item.bar.depth,
                 title: s.names[r[NAME]] + ' #' + r[SEQ] + ', ' + duration(r[INCL])};
       }
       hideTooltip();
@@ -496,7 +500,7 @@
     // The self-test's count, from the records and not from what was drawn;
     // a walk over every record, so it is made only when asked for.
     expectedBarsOf.set(node, () => lane.bars.filter(
-        (bar) => bar.r[DEPTH] >= view.depth && inView(bar, view)).length);
+        (bar) => bar.depth >= view.depth && inView(bar, view)).length);
     return {node: node, draw: draw};
   }
 
