@@ -22,10 +22,14 @@
 #include <vector>
 
 #include "commands.h"
+#include "passtiming/analysis/aggregate.h"
+#include "passtiming/analysis/measure.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/engine/metrics.h"
+#include "passtiming/formats/profile_io.h"
 #include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
+#include "summary_text.h"
 
 extern char** environ;
 
@@ -35,6 +39,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kPluginFileName = "libpasstiming_llvm.so";
+
+/// The rows of each table of a build's summary.
+constexpr std::size_t kBuildSummaryRows = 10;
 
 /// Where the plugin is: $PASSTIMING_LLVM_PLUGIN, else next to this
 /// executable (build tree), else in the library directory that belongs to
@@ -255,9 +262,10 @@ void create_pattern_directories(const std::string& given, const std::string& abs
 /// What the compiles of the runs so far wrote, from the status file
 /// (CompileSession): per file its last outcome.
 struct StatusTally {
-  std::size_t written = 0;    ///< profiles whose last outcome is written
-  std::size_t failed = 0;     ///< files whose last outcome is a failure
-  std::string first_failure;  ///< the message of the first file that failed
+  std::size_t written = 0;                 ///< profiles whose last outcome is written
+  std::vector<std::string> written_paths;  ///< those profiles, as they first appeared
+  std::size_t failed = 0;                  ///< files whose last outcome is a failure
+  std::string first_failure;               ///< the message of the first file that failed
 };
 
 StatusTally tally_status(const fs::path& status) {
@@ -286,6 +294,7 @@ StatusTally tally_status(const fs::path& status) {
     const Outcome& outcome = outcomes[path];
     if (outcome.written) {
       ++tally.written;
+      tally.written_paths.push_back(path);
     } else if (tally.failed++ == 0) {
       tally.first_failure = outcome.message;
     }
@@ -306,6 +315,7 @@ struct RunOptions {
   std::optional<std::string> metrics;
   bool analyses = false;
   bool no_report = false;
+  bool reports = false;  ///< each compile's report, also for a build
   unsigned repeat = 1;
   std::vector<std::string> command;
 };
@@ -332,6 +342,9 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
                  "PASSTIMING_METRICS for the command");
   sub.add_flag("--analyses", options.analyses, "record analyses as well as passes");
   sub.add_flag("--no-report", options.no_report, "print no report (files only)");
+  sub.add_flag("--reports", options.reports,
+               "print each compile's report, also for a build (by default a build of several "
+               "compiles ends with one summary of them all)");
   sub.add_option("COMMAND", options.command, "the command, after --")->required();
   sub.positionals_at_end();
 }
@@ -481,6 +494,54 @@ void print_run_reports(const fs::path& reports, CommandKind kind, const std::str
   }
 }
 
+/// Whether the command's compiles end in one summary rather than a report
+/// each: a build (make, ninja, a script), unless asked otherwise.
+bool summarises(const RunOptions& options, CommandKind kind) {
+  return kind == CommandKind::other && !options.no_report && !options.reports;
+}
+
+/// One summary of a build's compiles, from the profiles they wrote: the
+/// passes and the kernels (functions) with the most self time, by CPU time
+/// when every profile recorded it. A build of one compile prints its
+/// report instead, as a compiler does. Either way the reports of the run
+/// are removed.
+void print_build_summary(const fs::path& reports, const std::vector<std::string>& profiles,
+                         const std::string& program) {
+  if (profiles.size() <= 1) {
+    print_run_reports(reports, CommandKind::other, program);
+    return;
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(reports)) {
+    fs::remove(entry.path());
+  }
+  std::vector<Profile> loaded;
+  for (const std::string& path : profiles) {
+    try {
+      loaded.push_back(load_profile(path));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "passtiming run: %s\n", e.what());
+    }
+  }
+  const bool cpu = std::all_of(loaded.begin(), loaded.end(), [](const Profile& p) {
+    return profile_has_measure(p, Measure::cpu);
+  });
+  std::string text = fmt::format(
+      "passtiming run: {} compiles timed; the passes and the functions with the most self {} "
+      "time among them (each compile's report: --reports)\n",
+      loaded.size(), cpu ? "CPU" : "wall");
+  for (GroupBy by : {GroupBy::pass, GroupBy::kernel}) {
+    Aggregator agg(by, cpu ? Measure::cpu : Measure::wall);
+    for (const Profile& p : loaded) agg.add(p);
+    std::vector<AggregateRow> rows = agg.rows();
+    const std::size_t all = rows.size();
+    if (rows.size() > kBuildSummaryRows) rows.resize(kBuildSummaryRows);
+    if (by == GroupBy::kernel) text += "\n";
+    text += render_summary_text(rows, agg, all - rows.size(), 0.0);
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
 /// The file pattern of one run for the compiles: %r expanded, absolute,
 /// its directories made when it was given relative.
 std::string run_file_pattern(const std::string& given, unsigned run, const fs::path& cwd) {
@@ -516,17 +577,36 @@ int finish_run(const RunOptions& options, const StatusTally& tally, int command_
 int run_series(const RunOptions& options, CommandKind kind, const TimedCommand& command,
                const fs::path& reports, const fs::path& status_file) {
   const fs::path cwd = fs::current_path();
+  // A build's summary is made from the compiles' profiles: without -o they
+  // go beside the reports, for run alone.
+  std::string profile = options.profile;
+  if (profile.empty() && summarises(options, kind)) {
+    const fs::path own = reports.parent_path() / "profiles";
+    fs::create_directories(own);
+    profile = escape_percent(own.string()) + "/tu-%p-%n.json";
+  }
   StatusTally tally;
   for (unsigned run = 1; run <= options.repeat; ++run) {
     std::vector<std::string> overrides = command.overrides;
     overrides.push_back(
-        environment_assignment(kProfileSetting, run_file_pattern(options.profile, run, cwd)));
+        environment_assignment(kProfileSetting, run_file_pattern(profile, run, cwd)));
     overrides.push_back(
         environment_assignment(kEventsSetting, run_file_pattern(options.events, run, cwd)));
     const std::optional<int> status = spawn_and_wait(command.argv, child_environment(overrides));
     if (!status) return kExitUsage;
-    if (!options.no_report) print_run_reports(reports, kind, command.argv[0]);
+    const StatusTally before = tally;
     tally = tally_status(status_file);
+    if (summarises(options, kind)) {
+      // This run's profiles: those the status file names beyond the runs before.
+      const std::vector<std::string> written(
+          tally.written_paths.begin() +
+              static_cast<std::ptrdiff_t>(
+                  std::min(before.written_paths.size(), tally.written_paths.size())),
+          tally.written_paths.end());
+      print_build_summary(reports, written, command.argv[0]);
+    } else if (!options.no_report) {
+      print_run_reports(reports, kind, command.argv[0]);
+    }
     if (*status != 0) {
       if (options.repeat > 1) {
         std::fprintf(stderr, "passtiming run: run %u of %u exited with status %d; stopped\n", run,
@@ -568,7 +648,7 @@ Action add_run_command(CLI::App& app) {
       "run",
       "Run a clang/clang++/opt command, or a build that calls clang (make), with the LLVM pass "
       "plugin, or a Python script with passtiming enabled for its TileLang compiles, and print "
-      "each compile's timing report");
+      "each compile's timing report (a build of several compiles: one summary of them all)");
   add_run_options(*sub, *options);
   return [options]() -> int { return run_timed(*options); };
 }

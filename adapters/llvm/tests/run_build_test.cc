@@ -144,6 +144,31 @@ TEST_F(RunBuildTest, MakeDashCWithRepeatMakesEachRunsDirectory) {
   EXPECT_NE(r.err.find("passtiming run: wrote 8 profiles\n"), std::string::npos) << r.err;
 }
 
+// A build of several compiles ends with one summary of them all, not a
+// report each; --reports asks for each compile's report.
+TEST_F(RunBuildTest, ABuildEndsWithOneSummaryOfItsCompilesAndReportsOnRequest) {
+  ASSERT_NO_FATAL_FAILURE(configure());
+  Result r = run("'" + kCli + "' run --metrics cpu -- '" + kMake + "' -s -B -C build");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_EQ(count_of(r.out, "Pass Timing Report"), 0u) << r.out;
+  EXPECT_NE(r.out.find("passtiming run: 4 compiles timed; the passes and the functions with the "
+                       "most self CPU time among them (each compile's report: --reports)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Pass Timing Summary by pass, measure: cpu\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Pass Timing Summary by kernel, measure: cpu\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Profiles: 4 "), std::string::npos) << r.out;
+  // The summary's profiles were run's own: nothing was left in the project.
+  EXPECT_TRUE(json_files(dir).empty());
+  EXPECT_TRUE(json_files(dir / "build").empty());
+
+  r = run("'" + kCli + "' run --reports -- '" + kMake + "' -s -B -C build");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_EQ(count_of(r.out, "Pass Timing Report"), kUnits) << r.out;
+  EXPECT_EQ(r.out.find("Pass Timing Summary"), std::string::npos) << r.out;
+}
+
 TEST_F(RunBuildTest, AWorkingDirectoryWithAPercentSignIsTakenLiterally) {
   // run's own directory enters every pattern: its '%p' must not become a pid.
   const std::string work = "work%p%n";
