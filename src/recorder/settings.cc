@@ -156,11 +156,9 @@ bool parse_switch(std::string_view text, std::string_view setting) {
 }
 
 bool is_truthy(std::string_view text) noexcept {
-  text = trim(text);
-  if (text.size() > 5) return false;
-  std::string lower;
-  for (char c : text)
-    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  // Longer than any truthy word: refused before a copy is made.
+  if (trim(text).size() > 5) return false;
+  const std::string lower = lower_trimmed(text);
   return lower == "1" || lower == "true" || lower == "yes" || lower == "on";
 }
 

@@ -476,6 +476,11 @@ void add_setting_overrides(const RunOptions& options, const fs::path& reports,
   }
 }
 
+/// Removes the files of `dir` (the reports of a run, read), for the next run.
+void clear_directory(const fs::path& dir) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) fs::remove(entry.path());
+}
+
 /// Prints the reports the compiles of one run wrote into `reports` (saying
 /// so when none did), then empties the directory for the next run.
 void print_run_reports(const fs::path& reports, CommandKind kind, const std::string& program) {
@@ -489,9 +494,7 @@ void print_run_reports(const fs::path& reports, CommandKind kind, const std::str
                      : "passtiming run: no LLVM pass pipeline ran in '%s'\n",
                  program.c_str());
   }
-  for (const fs::directory_entry& entry : fs::directory_iterator(reports)) {
-    fs::remove(entry.path());
-  }
+  clear_directory(reports);
 }
 
 /// Whether the command's compiles end in one summary rather than a report
@@ -511,9 +514,7 @@ void print_build_summary(const fs::path& reports, const std::vector<std::string>
     print_run_reports(reports, CommandKind::other, program);
     return;
   }
-  for (const fs::directory_entry& entry : fs::directory_iterator(reports)) {
-    fs::remove(entry.path());
-  }
+  clear_directory(reports);
   std::vector<Profile> loaded;
   for (const std::string& path : profiles) {
     try {
