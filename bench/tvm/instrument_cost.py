@@ -198,8 +198,17 @@ def sequential(args):
             f"{pt_min / up_min:.4f} (minima), "
             f"{per_round:.4f} (median of per-round ratios)"
         )
-        verdict = "met" if ratio <= 0.1 else "NOT met"
-        print(f"target: passtiming's added cost per pass at most 1/10 of upstream's: {verdict}")
+        # Per pass execution, with each PassContext's own cost (entering and
+        # leaving it) spread over its passes: a real TileLang lowering runs
+        # 78-86 passes per context, hence the figure at 80.
+        print(
+            f"ratio at {args.passes} passes per PassContext, {args.contexts} PassContexts per "
+            f"measurement: {ratio:.4f} (medians)"
+        )
+        for target in (0.10, 0.05):
+            verdict = "met" if ratio <= target else "NOT met"
+            print(f"target: passtiming's added cost per pass at most {target:.2f} of upstream's: "
+                  f"{verdict}")
     else:
         print("upstream's instrument: not measured (no tilelang in this environment)")
 

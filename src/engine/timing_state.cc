@@ -82,7 +82,7 @@ void TimingStateMachine::enter(Nanoseconds t, std::string_view context) {
   pending_ir_digest_.reset();
   structured_ = false;
   tree_order_ = false;
-  ordered_ = Section();
+  drop_ordered();
   update_extras();
 }
 
@@ -435,8 +435,16 @@ void TimingStateMachine::exit(Nanoseconds t) {
   if (tree_order_) {
     detail::renumber_in_tree_order(section_);
     tree_order_ = false;
-    ordered_ = Section();
+    drop_ordered();
   }
+}
+
+void TimingStateMachine::drop_ordered() {
+  // A fresh Section allocates its name index: only a copy that was made is
+  // let go of, so that entering a context makes no name index.
+  if (!ordered_held_) return;
+  ordered_ = Section();
+  ordered_held_ = false;
 }
 
 std::vector<std::string> TimingStateMachine::running_passes() const {
@@ -453,6 +461,7 @@ const Section& TimingStateMachine::section_in_tree_order() const {
   // Running frames still hold the sequences the records are numbered by
   // until they complete, so the section is renumbered in a copy.
   ordered_ = section_;
+  ordered_held_ = true;
   detail::renumber_in_tree_order(ordered_);
   return ordered_;
 }
@@ -463,7 +472,7 @@ Section TimingStateMachine::take_section() {
   if (out.records.capacity() > reserved_records_) out.records.shrink_to_fit();
   reserved_records_ = 0;
   section_ = Section();
-  ordered_ = Section();
+  drop_ordered();
   tree_order_ = false;
   name_cache_.clear();
   return out;

@@ -58,6 +58,30 @@ TEST(NameCacheTest, AClearedTableIsNeverGivenAStaleId) {
   EXPECT_EQ(names.size(), 3u);
 }
 
+TEST(NameCacheTest, AStableLookupAfterAClearNeverTrustsASlotOfTheOldTable) {
+  // clear() leaves the slots in place for intern(), which checks each
+  // against the table; intern_stable() trusts a slot by address, so it must
+  // not see one that names the cleared table's ids.
+  NameTable names;
+  NameCache cache;
+  const std::string first = "InstCombinePass";
+  const std::string second = "SROAPass";
+  cache.intern(names, first);
+  cache.intern(names, second);  // id 2, remembered by its address
+  names.clear();
+  cache.clear();
+  // The slot of `second` says 2, beyond the cleared table.
+  EXPECT_EQ(cache.intern_stable(names, second), 1u);
+  EXPECT_EQ(names[1], "SROAPass");
+  EXPECT_EQ(cache.intern(names, first), 2u);
+  names.clear();
+  cache.clear();
+  EXPECT_EQ(cache.intern_stable(names, second), 1u);
+  EXPECT_EQ(names[1], "SROAPass");
+  EXPECT_EQ(cache.intern(names, first), 2u);
+  EXPECT_EQ(cache.intern_stable(names, first), 2u);
+}
+
 TEST(NameCacheTest, AnswersAsTheTableDoesWhateverItKept) {
   // Many buffers, more than the sets, all interned twice in turn: every
   // answer must be the table's own, whatever the cache kept.

@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "object_fields.h"
 #include "passtiming/engine/kernel_label.h"
 #include "passtiming/tvm.h"
+#include "remembered_label.h"
 
 namespace passtiming::tvm {
 namespace ffi = ::tvm::ffi;
@@ -38,12 +40,12 @@ std::string python_text(double value) {
   return text;
 }
 
-/// `attrs.get("global_symbol")` of a function, as the seed's str() of it
-/// gives it (TVM stores a String; a number or bool is written as Python
-/// writes it), or nothing when absent or None. Another kind of object is
-/// taken as absent: its Python str() is a printout only Python can make.
-std::optional<std::string> global_symbol(const ffi::Any& function) {
-  ffi::Any attrs = kAttrs.read(function.as<ffi::Object>());
+/// `attrs.get("global_symbol")` of a function whose `attrs` are `attrs`, as
+/// the seed's str() of it gives it (TVM stores a String; a number or bool is
+/// written as Python writes it), or nothing when absent or None. Another
+/// kind of object is taken as absent: its Python str() is a printout only
+/// Python can make.
+std::optional<std::string> global_symbol_in(const ffi::Any& attrs) {
   ffi::Any dict = kAttrsDict.read(attrs.as<ffi::Object>());
   const auto* entries = dict.as<ffi::MapObj>();
   if (entries == nullptr) return std::nullopt;
@@ -62,6 +64,52 @@ std::optional<std::string> global_symbol(const ffi::Any& function) {
   }
 }
 
+std::optional<std::string> global_symbol(const ffi::Any& function) {
+  return global_symbol_in(kAttrs.read(function.as<ffi::Object>()));
+}
+
+/// The name of a function without a global symbol: its GlobalVar's hint.
+std::optional<std::string> name_hint(const ffi::Any& global_var) {
+  ffi::Any hint = kNameHint.read(global_var.as<ffi::Object>());
+  if (auto text = hint.try_cast<ffi::String>()) return std::string(*text);
+  return std::nullopt;
+}
+
+/// What remembered_kernel_label() keeps on a thread. Trivially destructible
+/// but for the strings: the held object is let go of by
+/// forget_remembered_label(), never by a destructor at exit, which could run
+/// after the library that frees it is gone.
+struct RememberedLabel {
+  /// The attribute dictionary last seen, with one reference held; or null.
+  const ffi::Object* attrs = nullptr;
+  /// Its global symbol, as global_symbol_in() read it.
+  std::optional<std::string> symbol;
+  /// The last label made otherwise, which the returned view points into.
+  std::string label;
+};
+thread_local RememberedLabel remembered;
+
+void hold(const ffi::Object* attrs) noexcept {
+  if (remembered.attrs != nullptr) {
+    TVMFFIObjectDecRef(const_cast<ffi::Object*>(remembered.attrs));
+  }
+  remembered.attrs = attrs;
+  if (attrs != nullptr) TVMFFIObjectIncRef(const_cast<ffi::Object*>(attrs));
+}
+
+/// The label of a module of one function, the symbol remembered by `attrs`.
+std::string_view single_function_label(const ffi::Any& global_var, const ffi::Any& function) {
+  ffi::Any attrs = kAttrs.read(function.as<ffi::Object>());
+  const ffi::Object* object = attrs.as<ffi::Object>();
+  if (object == nullptr || object != remembered.attrs) {
+    remembered.symbol = global_symbol_in(attrs);
+    hold(object);
+  }
+  if (remembered.symbol) return *remembered.symbol;
+  remembered.label = name_hint(global_var).value_or("");
+  return remembered.label;
+}
+
 }  // namespace
 
 ffi::String pass_name(ffi::AnyView info) {
@@ -72,9 +120,7 @@ ffi::String pass_name(ffi::AnyView info) {
 /// GlobalVar's name hint.
 std::optional<std::string> function_name(const ffi::Any& global_var, const ffi::Any& function) {
   if (std::optional<std::string> symbol = global_symbol(function)) return symbol;
-  ffi::Any hint = kNameHint.read(global_var.as<ffi::Object>());
-  if (auto text = hint.try_cast<ffi::String>()) return std::string(*text);
-  return std::nullopt;
+  return name_hint(global_var);
 }
 
 std::string kernel_label(ffi::AnyView mod) noexcept {
@@ -100,5 +146,30 @@ std::string kernel_label(ffi::AnyView mod) noexcept {
     return "";
   }
 }
+
+namespace detail {
+
+std::string_view remembered_kernel_label(ffi::AnyView mod) noexcept {
+  try {
+    ffi::Any functions = kFunctions.read(mod.as<ffi::Object>());
+    const auto* map = functions.as<ffi::MapObj>();
+    if (map != nullptr && map->size() == 1) {
+      const auto& [global_var, function] = *map->begin();
+      return single_function_label(global_var, function);
+    }
+    remembered.label = kernel_label(mod);
+    return remembered.label;
+  } catch (...) {
+    // Anything unreadable gives "", as kernel_label() gives it.
+    return {};
+  }
+}
+
+void forget_remembered_label() noexcept {
+  hold(nullptr);
+  remembered.symbol.reset();
+}
+
+}  // namespace detail
 
 }  // namespace passtiming::tvm

@@ -14,15 +14,22 @@ const TVMFFIFieldInfo* own_field(const TVMFFITypeInfo* type, std::string_view na
 }  // namespace
 
 const TVMFFIFieldInfo* FieldReader::find(std::int32_t type_index) const {
-  // One entry per reader and thread: type infos are never freed, so a
-  // remembered pointer stays valid, and threads never share the entry.
+  // A slot per thread, shared by the readers that hash to it: type infos
+  // are never freed, so a remembered pointer stays valid, and threads never
+  // share a slot.
   struct Remembered {
     const FieldReader* reader = nullptr;
     std::int32_t type_index = -1;
     const TVMFFIFieldInfo* field = nullptr;
   };
-  thread_local Remembered remembered[4];
-  Remembered& slot = remembered[reinterpret_cast<std::uintptr_t>(this) / alignof(FieldReader) % 4];
+  // Direct-mapped by a Fibonacci hash of the reader's address: readers
+  // defined side by side (every read of a kernel label uses four) land in
+  // different slots, so a pipeline's reads all hit once each type is seen.
+  constexpr unsigned kSlotBits = 4;
+  thread_local Remembered remembered[1u << kSlotBits];
+  const auto key =
+      static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(this) / sizeof(FieldReader));
+  Remembered& slot = remembered[(key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
   if (slot.reader == this && slot.type_index == type_index) return slot.field;
 
   const TVMFFITypeInfo* type = TVMFFIGetTypeInfo(type_index);

@@ -15,6 +15,7 @@
 
 #include "passtiming/engine/metrics.h"
 #include "passtiming/tvm.h"
+#include "remembered_label.h"
 
 namespace passtiming::tvm {
 namespace ffi = ::tvm::ffi;
@@ -100,16 +101,19 @@ ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::
   // PassContext may outlive whatever made the instrument.
   auto enter = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
     drop_hash_frames(events.get());
+    detail::forget_remembered_label();
     events->enter_pass_ctx();
   });
   auto exit = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
     events->exit_pass_ctx();
     drop_hash_frames(events.get());
+    detail::forget_remembered_label();
   });
   auto before = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
     // Name, label and IR size are read before the sink reads the clock.
     const ffi::String pass = name_of(args);
-    const std::string kernel = args.size() > 0 ? kernel_label(args[0]) : std::string();
+    const std::string_view kernel =
+        args.size() > 0 ? detail::remembered_kernel_label(args[0]) : std::string_view();
     if (events->records_ir_size()) [[unlikely]] {
       note_ir_before(*events, args);
     }

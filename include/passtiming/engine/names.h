@@ -118,6 +118,8 @@ class NameCache {
   /// not look at the table to catch a stale id.
   NameId intern_stable(NameTable& table, std::string_view text) {
     if (text.empty()) return 0;
+    if (stale_) [[unlikely]]
+      forget();
     Set& set = sets_[set_of(text.data(), text.size())];
     for (const Slot& way : set.ways) {
       if (way.data == text.data() && way.size == text.size()) return way.id;
@@ -125,9 +127,12 @@ class NameCache {
     return remember(set, text, table.intern(text));
   }
 
-  /// Forgets every slot: required after the table is cleared or replaced for
-  /// intern_stable(), harmless for intern().
-  void clear() { sets_ = {}; }
+  /// Required after the table is cleared or replaced: intern_stable() then
+  /// forgets every slot before its next lookup. intern() keeps using them,
+  /// since it checks each against the table: a source that only calls
+  /// intern() (the TVM adapter) keeps its hits from context to context and
+  /// never pays for wiping the cache's 16 KiB.
+  void clear() { stale_ = true; }
 
  private:
   struct Slot {
@@ -159,7 +164,15 @@ class NameCache {
     return id;
   }
 
+  void forget() {
+    sets_ = {};
+    stale_ = false;
+  }
+
   std::array<Set, std::size_t{1} << kSetBits> sets_{};
+  /// clear() ran since the slots were last forgotten: some may name ids of
+  /// a table that no longer holds them.
+  bool stale_ = false;
 };
 
 }  // namespace passtiming

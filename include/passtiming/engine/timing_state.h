@@ -297,6 +297,8 @@ class TimingStateMachine {
   void discard_incomplete(ThreadStack& stack);
   /// section() for a section numbered in pass-tree order.
   const Section& section_in_tree_order() const;
+  /// Lets go of the copy section_in_tree_order() made, if it made one.
+  void drop_ordered();
 
   Section section_;
   /// Records asked for by reserve() for the current storage, or 0.
@@ -319,6 +321,8 @@ class TimingStateMachine {
   std::optional<std::uint64_t> pending_ir_digest_;
   /// section() in pass-tree order, made when asked for before exit().
   mutable Section ordered_;
+  /// `ordered_` holds such a copy.
+  mutable bool ordered_held_ = false;
   /// In front of `section_.names`, cleared whenever they are (for
   /// intern_stable). Last: its 16 KiB would otherwise put the fields every
   /// event reads on different pages.
