@@ -68,14 +68,31 @@ void bind_clocks(py::module_& m) {
       .def_property_readonly("reads", &ManualClock::reads, "Number of reads so far.");
 }
 
+/// `value` as a double when it is of a type upstream's `threshold_ms: float`
+/// takes: a real number (float, int, any `numbers.Real`), bool excepted;
+/// anything else (a string, a bool, None) raises TypeError naming `owner`.
+double threshold_argument(py::handle value, const char* owner) {
+  // float() would take "1" and True as well: both are mistakes, not thresholds.
+  const bool real = !PyBool_Check(value.ptr()) &&
+                    py::isinstance(value, py::module_::import("numbers").attr("Real"));
+  if (!real) {
+    throw py::type_error(py::str("{}: threshold_ms must be a float, not {} ({})")
+                             .format(owner, py::type::of(value).attr("__name__"), py::repr(value))
+                             .cast<std::string>());
+  }
+  return value.cast<double>();
+}
+
 void bind_timing_instrument(py::module_& m) {
   py::class_<InstrumentWrapper>(
       m, "TileLangPassTimingInstrument",
       "Per-pass timing instrument for tilelang compilation pipelines.\n\n"
       "threshold_ms: only show passes whose inclusive duration meets this threshold (ms);\n"
       "0.0 shows all passes. clock: a Clock to read instead of the steady clock (tests).")
-      .def(py::init([](double threshold_ms, std::shared_ptr<Clock> clock, py::object metrics,
+      .def(py::init([](py::object threshold, std::shared_ptr<Clock> clock, py::object metrics,
                        py::object section) {
+             const double threshold_ms =
+                 threshold_argument(threshold, "TileLangPassTimingInstrument");
              std::shared_ptr<TimingCallbacks> callbacks;
              if (!section.is_none()) {
                // A section of a compile session (passtiming.tilelang's tool):

@@ -296,6 +296,17 @@ def test_any_float_threshold_is_taken_as_the_seed_takes_it(threshold, clock):
         assert ("Top 1 Slowest" in text) == (threshold == -1.0)
 
 
+@pytest.mark.parametrize("threshold", ["1", "0.5", True, False, None, b"1"])
+def test_a_threshold_that_is_not_a_number_is_refused_naming_the_class(threshold):
+    # The seed's threshold_ms is a float; float() would take these, silently.
+    message = r"^TileLangPassTimingInstrument: threshold_ms must be a float, not "
+    with pytest.raises(TypeError, match=message):
+        TileLangPassTimingInstrument(threshold)
+    if threshold is not None:  # None: no timing at all, as the seed's
+        with pytest.raises(TypeError, match=message):
+            passtiming.build_pass_instruments([], threshold)
+
+
 def test_threshold_and_repr():
     timing = TileLangPassTimingInstrument(threshold_ms=2.5)
     assert timing.threshold_ms == 2.5

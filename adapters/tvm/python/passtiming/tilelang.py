@@ -14,23 +14,31 @@ and, when asked, a JSON profile and an event log written per compile:
 
     import passtiming.tilelang
     passtiming.tilelang.enable(profile="profiles/tl-%p-%n.json")
+
+While enabled, TileLang's own switch (``tl.pass_profile`` /
+``TILELANG_PASS_PROFILE``) makes passtiming's tool too, so a compile it turns
+on is still reported once.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
+import sys
+import threading
 from collections.abc import Mapping
 
 from tilelang.instrumentation import (
     PassInstrumentationTool,
+    current_compile_pass_instrumentation,
     current_pass_instrument_context,
     register_pass_instrumentation_tool,
     unregister_pass_instrumentation_tool,
 )
 
 from . import PassTimingRecord, _passtiming
-from .tvm import TileLangPassTimingInstrument
+from .tvm import TileLangPassTimingInstrument, _float_threshold
 
 logger = logging.getLogger("tilelang.pass_timing")
 
@@ -50,13 +58,44 @@ def _metrics_list(metrics, option: str) -> str:
     return _passtiming._metrics_option(metrics, option)
 
 
-def _output_path(pattern: str | None, env_name: str, number: int) -> str | None:
-    """`pattern` (else the environment variable) with %p, %n and %% expanded."""
-    if pattern is None:
-        pattern = os.environ.get(env_name) or None
+def _output_path(pattern: str | None, number: int) -> str | None:
+    """`pattern` with %p, %n and %% expanded (None for none)."""
     if not pattern:
         return None
-    return _passtiming.expand_path_pattern(os.fspath(pattern), os.getpid(), number)
+    return _passtiming.expand_path_pattern(pattern, os.getpid(), number)
+
+
+def _checked_path(name: str, pattern: str) -> str:
+    """`pattern` when the file it names can be made, else a ValueError that
+    starts with `name` (the option or the variable) and names the path."""
+    path = _passtiming.expand_path_pattern(pattern, os.getpid(), 0)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"{name}={pattern!r}: the directory {directory!r} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"{name}={pattern!r}: the directory {directory!r} is not writable")
+    if os.path.isdir(path):
+        raise ValueError(f"{name}={pattern!r} is a directory")
+    return pattern
+
+
+def _checked_pattern(
+    owner: str, setting: str, pattern, env_name: str | None = None, *, empty_ok: bool = False
+) -> str | None:
+    """The file pattern a tool uses: `pattern`, else (when it is None) the
+    variable `env_name`; checked now, so a path that cannot be written fails
+    before any compile with a ValueError naming the option ("OWNER:
+    SETTING") or the variable ("OWNER: VARIABLE"), and the path. None: no
+    file."""
+    if pattern is None:
+        value = os.environ.get(env_name) if env_name else None
+        return _checked_path(f"{owner}: {env_name}", value) if value else None
+    pattern = os.fspath(pattern)
+    if not pattern:
+        if empty_ok:
+            return None
+        raise ValueError(f"{owner}: {setting} is an empty path")
+    return _checked_path(f"{owner}: {setting}", pattern)
 
 
 class PassTimingTool(PassInstrumentationTool):
@@ -77,6 +116,12 @@ class PassTimingTool(PassInstrumentationTool):
     names from cpu, rss, ir, instructions) are recorded per pass into the
     profile, the event log and each timing's ``record_metrics``; an unknown
     name raises ``ValueError`` naming the option or the variable.
+
+    The arguments and the variables are read and checked when the tool is
+    made: a ``threshold_ms`` that is not a real number (``"1"``, ``True``)
+    raises ``TypeError``, a path whose directory is missing or not writable
+    ``ValueError``, each naming ``PassTimingTool`` and the option, or the
+    variable, and the path.
     """
 
     # Timing starts before, and finishes before, later instrument callbacks so
@@ -92,11 +137,39 @@ class PassTimingTool(PassInstrumentationTool):
         report_file: str | None = None,
         metrics=None,
     ):
+        owner = "PassTimingTool"
+        _float_threshold(threshold_ms, owner)
+        self._setup(
+            threshold_ms,
+            profile=_checked_pattern(owner, "profile", profile, PROFILE_ENV, empty_ok=True),
+            events=_checked_pattern(owner, "events", events, EVENTS_ENV, empty_ok=True),
+            report_file=_checked_pattern(owner, "report_file", report_file, empty_ok=True),
+            metrics=_metrics_list(metrics, f"{owner}: metrics"),
+        )
+
+    @classmethod
+    def _configured(cls, threshold_ms, *, profile, events, report_file, metrics, role=None):
+        """A tool of settings already checked and resolved (``enable()``'s):
+        none is checked again, so an output that became unwritable since is
+        logged when the compile ends and never fails the compile."""
+        tool = cls.__new__(cls)
+        tool._setup(
+            threshold_ms, profile=profile, events=events, report_file=report_file, metrics=metrics
+        )
+        tool._role = role
+        return tool
+
+    def _setup(self, threshold_ms, *, profile, events, report_file, metrics) -> None:
         self.threshold_ms = threshold_ms
-        self._metrics = _metrics_list(metrics, "PassTimingTool: metrics")
+        self._metrics = metrics
         self._runs: list[tuple[str | None, TileLangPassTimingInstrument]] = []
         self._finished = False
         self._patterns = (profile, events, report_file)
+        # _REGISTERED: the tool enable() adds to every compile, which stands
+        # aside in a compile that also has a _SWITCH tool (made by
+        # TileLang's own switch while enabled), so that compile is reported
+        # once, with the switch's threshold.
+        self._role = None
         # Made with the first PassContext: a compile that runs no pass (a
         # kernel-cache hit) writes no file and takes no compile number.
         self._session = None
@@ -105,17 +178,29 @@ class PassTimingTool(PassInstrumentationTool):
     def _open_session(self):
         profile, events, report_file = self._patterns
         number = _passtiming.next_compile_number()  # %n: shared by every source
-        if report_file:
-            self._report_file = _passtiming.expand_path_pattern(report_file, os.getpid(), number)
+        self._report_file = _output_path(report_file, number)
         self._session = _passtiming._Session(
-            _output_path(profile, PROFILE_ENV, number),
-            _output_path(events, EVENTS_ENV, number),
+            _output_path(profile, number),
+            _output_path(events, number),
             metrics=self._metrics,
             threshold_ms=self.threshold_ms,
         )
         return self._session
 
+    def _stands_aside(self) -> bool:
+        """Whether this is enable()'s tool in a compile that TileLang's own
+        switch also times with passtiming (its tool reports instead)."""
+        if self._role != _REGISTERED:
+            return False
+        session = current_compile_pass_instrumentation()
+        tools = getattr(session, "tools", ())
+        return any(tool is self for tool in tools) and any(
+            getattr(tool, "_role", None) == _SWITCH for tool in tools
+        )
+
     def create_pass_instrument(self) -> object:
+        if self._stands_aside():
+            return None
         context = current_pass_instrument_context()
         session = self._session or self._open_session()
         section = session.new_section("" if context is None else str(context))
@@ -211,40 +296,94 @@ def create_pass_timing_tool(
     return PassTimingTool(threshold_ms=threshold_ms)
 
 
-def _checked_threshold(value: object) -> float:
-    """The threshold as every source checks it (check_threshold_ms in C++)."""
-    setting = "passtiming.tilelang.enable: threshold_ms"
-    try:
-        threshold = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{setting} must be a finite non-negative number (got {value!r})"
-        ) from None
-    return _passtiming.check_threshold_ms(threshold, setting)
+_REGISTERED = "registered"
+_SWITCH = "switch"
+_THRESHOLD_ENV = "TILELANG_PASS_PROFILE_THRESHOLD_MS"
+
+# enable()'s checked settings while enabled, else None.
+_enabled_settings: dict | None = None
+_patch_lock = threading.Lock()
+# (module, attribute, upstream's function) for each name replaced by enable().
+_patched: list[tuple[object, str, object]] = []
+
+# Where upstream defines create_pass_timing_tool (the second is its older
+# home, a re-export); TileLang's JIT and autotuner import it by name from
+# there, so every loaded tilelang module holding it gets passtiming's.
+_UPSTREAM_MODULES = ("tilelang.tools.pass_timing", "tilelang.utils.pass_timing")
+_SWITCH_FUNCTION = "create_pass_timing_tool"
 
 
-def _checked_pattern(setting: str, pattern: str | None) -> str | None:
-    """A file pattern whose directory exists and is writable, or a ValueError naming it."""
-    if pattern is None:
+def _tool_for_tilelangs_switch(pass_configs):
+    """What TileLang's ``create_pass_timing_tool`` gives while passtiming is
+    enabled: when ``tl.pass_profile`` or ``TILELANG_PASS_PROFILE`` turns
+    timing on, passtiming's tool with enable()'s files and metrics, and
+    TileLang's threshold when it sets one (the config key, else
+    ``TILELANG_PASS_PROFILE_THRESHOLD_MS``), else enable()'s; None when
+    timing is off. enable()'s own tool stands aside in that compile."""
+    settings = _enabled_settings
+    if settings is None:  # disabled while a caller held this function
+        return create_pass_timing_tool(pass_configs)
+    from tilelang import env
+    from tilelang.env import resolve_pass_profile_threshold_ms
+    from tilelang.transform import PassConfigKey
+
+    pass_configs = pass_configs or {}
+    if not (pass_configs.get(PassConfigKey.TL_PASS_PROFILE) or env.is_pass_profile_enabled()):
         return None
-    pattern = os.fspath(pattern)
-    if not pattern:
-        raise ValueError(f"passtiming.tilelang.enable: {setting} is an empty path")
-    path = _passtiming.expand_path_pattern(pattern, os.getpid(), 0)
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise ValueError(
-            f"passtiming.tilelang.enable: {setting}={pattern!r}: the directory {directory!r} "
-            "does not exist"
+    threshold_key = PassConfigKey.TL_PASS_PROFILE_THRESHOLD_MS
+    if threshold_key in pass_configs or os.environ.get(_THRESHOLD_ENV, "").strip():
+        threshold_ms = resolve_pass_profile_threshold_ms(
+            pass_configs, threshold_key, env.get_pass_profile_threshold_ms
         )
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(
-            f"passtiming.tilelang.enable: {setting}={pattern!r}: the directory {directory!r} "
-            "is not writable"
-        )
-    if os.path.isdir(path):
-        raise ValueError(f"passtiming.tilelang.enable: {setting}={pattern!r} is a directory")
-    return pattern
+    else:
+        threshold_ms = settings["threshold_ms"]
+    return PassTimingTool._configured(**{**settings, "threshold_ms": threshold_ms}, role=_SWITCH)
+
+
+def _patch_tilelangs_switch() -> None:
+    """Points every name TileLang looks ``create_pass_timing_tool`` up by at
+    passtiming's (once; a TileLang without it is left as it is)."""
+    with _patch_lock:
+        originals = [original for _, _, original in _patched]
+        for name in _UPSTREAM_MODULES:
+            try:
+                module = importlib.import_module(name)
+            except Exception:  # absent in this TileLang version
+                continue
+            function = vars(module).get(_SWITCH_FUNCTION)
+            if callable(function) and function is not _tool_for_tilelangs_switch:
+                originals.append(function)
+        if not originals:
+            return
+        for name, module in list(sys.modules.items()):
+            if module is None or not (name == "tilelang" or name.startswith("tilelang.")):
+                continue
+            try:
+                function = vars(module).get(_SWITCH_FUNCTION)
+            except TypeError:  # a module-like object without a __dict__
+                continue
+            if function is not None and any(function is original for original in originals):
+                setattr(module, _SWITCH_FUNCTION, _tool_for_tilelangs_switch)
+                _patched.append((module, _SWITCH_FUNCTION, function))
+
+
+def _unpatch_tilelangs_switch() -> None:
+    """Gives back upstream's function wherever enable() put passtiming's
+    (a name someone has replaced since is left alone)."""
+    with _patch_lock:
+        for module, attribute, original in reversed(_patched):
+            if vars(module).get(attribute) is _tool_for_tilelangs_switch:
+                setattr(module, attribute, original)
+        _patched.clear()
+
+
+def _checked_threshold(value: object) -> float:
+    """The threshold of the types upstream's ``threshold_ms: float`` takes
+    (TypeError otherwise), with the value checked as every source checks it
+    (check_threshold_ms in C++: finite and non-negative, else ValueError)."""
+    setting = "passtiming.tilelang.enable: threshold_ms"
+    threshold = _float_threshold(value, "passtiming.tilelang.enable")
+    return _passtiming.check_threshold_ms(threshold, setting)
 
 
 def enable(
@@ -263,31 +402,44 @@ def enable(
     event log; without them, ``PASSTIMING_PROFILE`` and ``PASSTIMING_EVENTS``
     are used when set. ``report_file`` writes each compile's report there
     instead of logging it. ``metrics`` ("cpu,rss,ir" or an iterable of names;
-    without it, ``PASSTIMING_METRICS`` when set) are recorded per pass. A bad
-    threshold, metric name or a path that cannot be written raises
-    ``ValueError`` naming it, before any compile. Calling it again replaces
-    the settings.
+    without it, ``PASSTIMING_METRICS`` when set) are recorded per pass. The
+    variables are read now. Before any compile, a ``threshold_ms`` that is
+    not a real number (a string, a bool) raises ``TypeError``; a negative or
+    non-finite threshold, an unknown metric name or a path that cannot be
+    written (an argument's or a variable's) raises ``ValueError``; each
+    names the option or the variable. Calling it again replaces the
+    settings.
+
+    TileLang's own switch (``tl.pass_profile``, ``TILELANG_PASS_PROFILE``)
+    then makes passtiming's tool as well, with these settings and
+    TileLang's threshold when it sets one; a compile it turns on is still
+    reported once.
     """
-    threshold = _checked_threshold(threshold_ms)
-    if metrics is not None:
-        metrics = _metrics_list(metrics, "passtiming.tilelang.enable: metrics")
-    else:
-        _metrics_list(None, "")  # PASSTIMING_METRICS, checked now rather than mid-compile
-    profile = _checked_pattern("profile", profile)
-    events = _checked_pattern("events", events)
-    report_file = _checked_pattern("report_file", report_file)
+    global _enabled_settings
+    owner = "passtiming.tilelang.enable"
+    settings = {
+        "threshold_ms": _checked_threshold(threshold_ms),
+        "metrics": _metrics_list(metrics, f"{owner}: metrics"),
+        "profile": _checked_pattern(owner, "profile", profile, PROFILE_ENV),
+        "events": _checked_pattern(owner, "events", events, EVENTS_ENV),
+        "report_file": _checked_pattern(owner, "report_file", report_file),
+    }
 
     def factory() -> PassTimingTool:
-        return PassTimingTool(
-            threshold, profile=profile, events=events, report_file=report_file, metrics=metrics
-        )
+        return PassTimingTool._configured(**settings, role=_REGISTERED)
 
+    _enabled_settings = settings
     register_pass_instrumentation_tool(TOOL_NAME, factory)
+    _patch_tilelangs_switch()
 
 
 def disable() -> None:
-    """Stop timing later TileLang compiles (those running are not affected)."""
+    """Stop timing later TileLang compiles (those running are not affected);
+    TileLang's own switch makes upstream's tool again."""
+    global _enabled_settings
     unregister_pass_instrumentation_tool(TOOL_NAME)
+    _enabled_settings = None
+    _unpatch_tilelangs_switch()
 
 
 __all__ = [

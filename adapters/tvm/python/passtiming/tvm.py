@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import numbers
 import pathlib
 import threading
 
@@ -75,6 +76,19 @@ def _native():
         return _make_pass_instrument
 
 
+def _float_threshold(value: object, owner: str) -> float:
+    """``value`` as a float when it is of a type upstream's ``threshold_ms:
+    float`` takes: a real number (float, int, numpy's floats), ``bool``
+    excepted. Anything else (a string, a bool, None) raises ``TypeError``
+    naming ``owner``, the public name that was called."""
+    # bool is an int, but True as 1.0 ms is a mistake, not a threshold.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{owner}: threshold_ms must be a float, not {type(value).__name__} ({value!r})"
+        )
+    return float(value)
+
+
 def kernel_label(mod) -> str:
     """The kernel label the native instrument computes for ``mod``."""
     _native()
@@ -112,14 +126,16 @@ class TileLangPassTimingInstrument(_passtiming.TileLangPassTimingInstrument):
     TVM ``PassInstrument``, always the same object; it holds the callback
     state and never this wrapper. ``threshold_ms`` hides the passes faster
     than it from the report (0.0 shows all, and any float is taken as the
-    seed takes it).
+    seed takes it; a value that is not a real number, such as ``"1"`` or
+    ``True``, raises ``TypeError``).
     """
 
     def __init__(self, threshold_ms: float = 0.0, *, clock=None, metrics=None, _timing=None):
         # On its own (not a section of a TileLang compile), the instrument
         # writes PASSTIMING_PROFILE and PASSTIMING_EVENTS itself, and records
         # PASSTIMING_METRICS unless `metrics` is given.
-        super().__init__(float(threshold_ms), clock=clock, metrics=metrics, _timing=_timing)
+        threshold = _float_threshold(threshold_ms, "passtiming.tvm.TileLangPassTimingInstrument")
+        super().__init__(threshold, clock=clock, metrics=metrics, _timing=_timing)
         self._native_instrument = _native()(self._sink_address, "TileLangPassTimingInstrument")
 
     @property

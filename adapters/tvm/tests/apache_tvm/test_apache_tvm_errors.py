@@ -1,9 +1,11 @@
-"""Failures: a pass that raises under the native instrument, and a process
-where TVM's `instrument.PassInstrument` constructor is not registered."""
+"""Failures: a pass that raises under the native instrument, a process
+where TVM's `instrument.PassInstrument` constructor is not registered, and a
+threshold that is not a number."""
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -148,3 +150,16 @@ def test_tvm_without_the_registered_function_raises_runtime_error():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [_NOT_REGISTERED] * 3 + ["then: ['tirx.RemoveNoOp']"]
+
+
+@pytest.mark.parametrize("threshold", ["1", "0.5", True, None])
+def test_a_threshold_that_is_not_a_number_is_refused_naming_the_class(threshold):
+    # Upstream's threshold_ms is a float; float() would take these, silently.
+    with pytest.raises(TypeError, match=r"^passtiming\.tvm\.TileLangPassTimingInstrument: threshold_ms"):
+        TileLangPassTimingInstrument(threshold)
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 2.5, -1.0, float("nan"), float("inf")])
+def test_every_real_threshold_is_taken(threshold):
+    timing = TileLangPassTimingInstrument(threshold)
+    assert timing.threshold_ms == threshold or math.isnan(threshold)

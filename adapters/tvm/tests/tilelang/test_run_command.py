@@ -125,6 +125,16 @@ def test_a_bad_threshold_is_a_usage_error(tmp_path, passtiming_cli):
     assert "never runs" not in result.stdout
 
 
+def test_the_threshold_reaches_the_scripts_reports(tmp_path, passtiming_cli):
+    # The command passes it in PASSTIMING_THRESHOLD_MS, a string; the hook
+    # gives enable() the number, as enable() takes only numbers.
+    script = write_script(tmp_path, TWO_COMPILES)
+    result = run(passtiming_cli, "--threshold-ms", "1.5", "--", sys.executable, str(script))
+    assert result.returncode == 3, result.stderr
+    assert "not timed" not in result.stderr
+    assert result.stdout.count("(inclusive threshold: 1.5ms)") == 2, result.stdout
+
+
 def test_a_scripts_compiles_are_counted_like_a_builds(tmp_path, passtiming_cli):
     script = write_script(tmp_path, TWO_COMPILES)
     # Started in tmp_path, with a relative pattern.

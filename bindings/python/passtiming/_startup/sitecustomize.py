@@ -5,10 +5,11 @@ and sets ``PASSTIMING_PYTHON_HOOK=tilelang``. Python imports this module at
 start-up; it then waits for the script to import ``tilelang`` and, right
 after, calls ``passtiming.tilelang.enable()`` with the run's settings:
 
-- ``PASSTIMING_THRESHOLD_MS``: the report's threshold;
-- ``PASSTIMING_PROFILE``, ``PASSTIMING_EVENTS``: per-compile file patterns;
-- ``PASSTIMING_METRICS``: the metrics recorded per pass (``cpu,rss,ir``),
-  which ``enable()`` reads itself;
+- ``PASSTIMING_THRESHOLD_MS``: the report's threshold, given to
+  ``enable()`` as a number;
+- ``PASSTIMING_PROFILE``, ``PASSTIMING_EVENTS``: per-compile file patterns,
+  and ``PASSTIMING_METRICS``: the metrics recorded per pass (``cpu,rss,ir``),
+  which ``enable()`` reads (and checks, naming them) itself;
 - ``PASSTIMING_REPORT``: a per-compile file pattern for the report text,
   which ``passtiming run`` prints when the script ends (``off``: none).
 
@@ -49,13 +50,18 @@ def _enable_passtiming():
         return value or None
 
     report = setting("PASSTIMING_REPORT")
+    threshold = setting("PASSTIMING_THRESHOLD_MS")
     try:
+        try:
+            threshold_ms = float(threshold) if threshold else 0.0
+        except ValueError:
+            raise ValueError(f"PASSTIMING_THRESHOLD_MS={threshold!r} is not a number") from None
         import passtiming.tilelang
 
+        # enable() reads PASSTIMING_PROFILE, PASSTIMING_EVENTS and
+        # PASSTIMING_METRICS itself, so a bad one is named in its error.
         passtiming.tilelang.enable(
-            threshold_ms=setting("PASSTIMING_THRESHOLD_MS") or 0.0,
-            profile=setting("PASSTIMING_PROFILE"),
-            events=setting("PASSTIMING_EVENTS"),
+            threshold_ms=threshold_ms,
             report_file=None if report in (None, "off") else report,
         )
     except Exception as error:
