@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 
 namespace passtiming {
 namespace {
@@ -20,19 +21,51 @@ Nanoseconds percentile(std::vector<Nanoseconds>& samples, unsigned percent) {
   return *nth;
 }
 
-/// The id a record is grouped by within its section: a NameId for pass and
-/// kernel, and one id for the whole section when grouping by context.
-NameId group_id(const Record& r, GroupBy by) {
-  switch (by) {
-    case GroupBy::pass: return r.name;
-    case GroupBy::kernel: return r.kernel;
-    case GroupBy::context: return 0;
-  }
-  return 0;
+/// The id a record is grouped by within its section: the NameIds of its
+/// pass and kernel where the grouping uses them (a section's context and
+/// file are the same for all its records).
+std::uint64_t group_id(const Record& r, const GroupBy& by) {
+  const bool pass = by.has(GroupKey::pass), kernel = by.has(GroupKey::kernel);
+  if (pass && kernel) return std::uint64_t{r.name} << 32 | r.kernel;
+  return pass ? r.name : kernel ? r.kernel : 0;
 }
 
-std::string_view group_key(const Section& s, NameId id, GroupBy by) {
-  return by == GroupBy::context ? std::string_view(s.context) : s.names[id];
+/// Whether group_id() is below the section's name count, so that a vector
+/// indexed by it can cache the groups: all but pass and kernel together.
+bool small_group_ids(const GroupBy& by) {
+  return !(by.has(GroupKey::pass) && by.has(GroupKey::kernel));
+}
+
+/// The values of each key of `by` for `r`.
+std::vector<std::string> key_values(const Section& s, const Record& r, const GroupBy& by,
+                                    std::string_view file) {
+  std::vector<std::string> values;
+  values.reserve(by.keys().size());
+  for (GroupKey key : by.keys()) values.emplace_back(group_key_value(s, r, key, file));
+  return values;
+}
+
+/// The text of a group's key: its one value, or its values joined by " | ".
+std::string joined(const std::vector<std::string>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) text += " | ";
+    text += values[i];
+  }
+  return text;
+}
+
+/// An unambiguous map key for several values (any byte may be in a name):
+/// each value preceded by its length.
+std::string encoded(const std::vector<std::string>& values) {
+  if (values.size() == 1) return values[0];
+  std::string key;
+  for (const std::string& v : values) {
+    key += std::to_string(v.size());
+    key += ':';
+    key += v;
+  }
+  return key;
 }
 
 /// For each record of `s`, whether an enclosing record (following parent
@@ -47,7 +80,7 @@ std::vector<bool> nested_in_same_group(const Section& s, GroupBy by) {
   std::vector<std::uint32_t> by_sequence(n ? std::size_t{max_sequence} + 1 : 0, kAbsent);
   for (std::uint32_t i = 0; i < n; ++i) by_sequence[s.records[i].sequence] = i;
   for (std::size_t i = 0; i < n; ++i) {
-    const NameId id = group_id(s.records[i], by);
+    const std::uint64_t id = group_id(s.records[i], by);
     std::uint32_t parent = s.records[i].parent;
     // Bounded walk: a hand-written file may contain a parent cycle.
     for (std::size_t steps = 0; parent != kNoParent && steps < n; ++steps) {
@@ -72,39 +105,92 @@ double median_of(std::vector<double>& values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-std::optional<GroupBy> parse_group_by(std::string_view text) {
-  if (text == "pass") return GroupBy::pass;
-  if (text == "kernel") return GroupBy::kernel;
-  if (text == "context") return GroupBy::context;
-  return std::nullopt;
+GroupBy::GroupBy(std::span<const GroupKey> keys) {
+  if (keys.empty() || keys.size() > keys_.size()) {
+    throw std::invalid_argument("a grouping takes one to four keys");
+  }
+  for (GroupKey key : keys) {
+    if (has(key)) throw std::invalid_argument("a grouping takes each key once");
+    keys_[size_++] = key;
+  }
 }
 
-std::string_view group_by_name(GroupBy by) {
-  switch (by) {
-    case GroupBy::pass: return "pass";
-    case GroupBy::kernel: return "kernel";
-    case GroupBy::context: return "context";
+bool GroupBy::has(GroupKey key) const {
+  return std::find(keys().begin(), keys().end(), key) != keys().end();
+}
+
+std::string_view group_key_name(GroupKey key) {
+  switch (key) {
+    case GroupKey::pass: return "pass";
+    case GroupKey::kernel: return "kernel";
+    case GroupKey::context: return "context";
+    case GroupKey::file: return "file";
   }
   return "pass";
 }
 
-std::size_t Aggregator::group_index(std::string_view key) {
-  auto [it, added] = index_.try_emplace(std::string(key), groups_.size());
-  if (added) groups_.emplace_back(std::string(key), Group{});
+std::optional<GroupBy> parse_group_by(std::string_view text) {
+  std::vector<GroupKey> keys;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string_view word = text.substr(0, comma);
+    std::optional<GroupKey> key;
+    for (GroupKey k : {GroupKey::pass, GroupKey::kernel, GroupKey::context, GroupKey::file}) {
+      if (word == group_key_name(k)) key = k;
+    }
+    if (!key || std::find(keys.begin(), keys.end(), *key) != keys.end()) return std::nullopt;
+    keys.push_back(*key);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return GroupBy(keys);
+}
+
+std::string group_by_name(GroupBy by) {
+  std::string name;
+  for (GroupKey key : by.keys()) {
+    if (!name.empty()) name += ',';
+    name += group_key_name(key);
+  }
+  return name;
+}
+
+std::string_view group_key_value(const Section& s, const Record& r, GroupKey key,
+                                 std::string_view file) {
+  switch (key) {
+    case GroupKey::pass: return s.name_of(r);
+    case GroupKey::kernel: return s.kernel_of(r);
+    case GroupKey::context: return s.context;
+    case GroupKey::file: return s.origin.file.empty() ? file : std::string_view(s.origin.file);
+  }
+  return {};
+}
+
+std::size_t Aggregator::group_index(const Section& s, const Record& r, std::string_view file) {
+  std::vector<std::string> values = key_values(s, r, by_, file);
+  auto [it, added] = index_.try_emplace(encoded(values), groups_.size());
+  if (added) {
+    groups_.emplace_back(it->first, Group{});
+    groups_.back().second.keys = std::move(values);
+  }
   return it->second;
 }
 
-void Aggregator::add(const Profile& profile) {
+void Aggregator::add(const Profile& profile, std::string_view file) {
   ++profiles_;
   constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> cache;
+  std::unordered_map<std::uint64_t, std::size_t> pair_cache;
+  const bool small_ids = small_group_ids(by_);
   for (const Section& s : profile.sections) {
     if (s.records.empty()) continue;
     const std::vector<bool> nested = nested_in_same_group(s, by_);
     // Names are interned per section, so a small table maps a section's ids
-    // to groups without hashing a string per record.
+    // to groups without hashing a string per record; a pass on a kernel
+    // takes a map of id pairs.
     // Indices, not pointers: adding a group may move the others.
-    cache.assign(by_ == GroupBy::context ? 1 : s.names.size(), kUnset);
+    cache.assign(small_ids ? std::max<std::size_t>(s.names.size(), 1) : 0, kUnset);
+    pair_cache.clear();
     for (std::size_t i = 0; i < s.records.size(); ++i) {
       const Record& r = s.records[i];
       Nanoseconds self = r.self_ns;
@@ -115,9 +201,9 @@ void Aggregator::add(const Profile& profile) {
         self = static_cast<Nanoseconds>(*measured);
         inclusive = static_cast<Nanoseconds>(*record_measure_inclusive(s, i, measure_));
       }
-      const NameId id = group_id(r, by_);
-      std::size_t& slot = cache[id];
-      if (slot == kUnset) slot = group_index(group_key(s, id, by_));
+      const std::uint64_t id = group_id(r, by_);
+      std::size_t& slot = small_ids ? cache[id] : pair_cache.try_emplace(id, kUnset).first->second;
+      if (slot == kUnset) slot = group_index(s, r, file);
       Group& group = groups_[slot].second;
       ++group.executions;
       if (!nested[i]) group.total_inclusive_ns += inclusive;
@@ -134,7 +220,8 @@ std::vector<AggregateRow> Aggregator::rows() const {
   std::vector<Nanoseconds> samples;
   for (const auto& [key, group] : groups_) {
     AggregateRow row;
-    row.key = key;
+    row.keys = group.keys;
+    row.key = joined(group.keys);
     row.executions = group.executions;
     row.total_inclusive_ns = group.total_inclusive_ns;
     row.total_self_ns = group.total_self_ns;
@@ -160,7 +247,7 @@ std::unordered_map<std::string, GroupTotals> totals_by_group(const Profile& prof
   std::unordered_map<std::string, GroupTotals> totals;
   for (const Section& s : profile.sections) {
     for (const Record& r : s.records) {
-      GroupTotals& t = totals[std::string(group_key(s, group_id(r, by), by))];
+      GroupTotals& t = totals[joined(key_values(s, r, by, {}))];
       t.self_ns += r.self_ns;
       ++t.executions;
     }

@@ -199,6 +199,7 @@ class Replayer {
     }
     std::int64_t pid;
     if (object["pid"].get_int64().get(pid) == simdjson::SUCCESS) m.pid = pid;
+    if (object["source"].get_string().get(text) == simdjson::SUCCESS) m.source = std::string(text);
     simdjson::dom::element value;
     if (object["format"].get(value) == simdjson::SUCCESS &&
         string_field(object, "format") != kFormatName) {

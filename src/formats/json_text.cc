@@ -119,6 +119,12 @@ void append_metadata_members(std::string& out, const ProfileMetadata& m,
   append_string(out, m.start_time);
   out += ",\"pid\":";
   out += std::to_string(m.pid);
+  // Written only when known, so the TileLang and TVM sources' files are
+  // what they always were.
+  if (!m.source.empty()) {
+    out += ",\"source\":";
+    append_string(out, m.source);
+  }
 }
 
 std::size_t find_invalid_utf8(std::string_view text) noexcept {

@@ -438,9 +438,17 @@ class Rules {
 
  private:
   void read_metadata(Value& value, Where at) {
-    ProfileMetadata& m = profile_.metadata;
-    json_.for_each_member(value, at, "metadata", [&](std::string_view key, Value& v, Where key_at) {
-      if (key == "tool") {
+    read_metadata_members(value, at, "metadata", profile_.metadata, nullptr);
+  }
+
+  /// The members of a metadata object (the profile's, or a section's
+  /// origin, which has `file` too).
+  void read_metadata_members(Value& value, Where at, std::string_view what, ProfileMetadata& m,
+                             std::string* file) {
+    json_.for_each_member(value, at, what, [&](std::string_view key, Value& v, Where key_at) {
+      if (file != nullptr && key == "file") {
+        *file = json_.string(v, key_at, "file");
+      } else if (key == "tool") {
         m.tool = json_.string(v, key_at, "tool");
       } else if (key == "command") {
         m.command = json_.string(v, key_at, "command");
@@ -450,6 +458,8 @@ class Rules {
         m.start_time = json_.string(v, key_at, "start_time");
       } else if (key == "pid") {
         m.pid = json_.signed_number(v, key_at, "pid", INT64_MIN, INT64_MAX);
+      } else if (key == "source") {
+        m.source = json_.string(v, key_at, "source");
       }
     });
   }
@@ -488,6 +498,8 @@ class Rules {
     json_.for_each_member(value, at, "section", [&](std::string_view key, Value& v, Where key_at) {
       if (key == "context") {
         section.context = std::string(json_.string(v, key_at, "context"));
+      } else if (key == "origin") {
+        read_metadata_members(v, key_at, "origin", section.origin.metadata, &section.origin.file);
       } else if (key == "skipped") {
         section.skipped = json_.unsigned_number(v, key_at, "skipped", UINT64_MAX);
       } else if (key == "threads") {

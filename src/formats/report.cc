@@ -11,9 +11,24 @@
 namespace passtiming {
 namespace {
 
-constexpr std::string_view kNoPasses = "[tilelang pass timing] No passes recorded.";
 constexpr std::size_t kMinNameWidth = 43;
 constexpr std::size_t kTopN = 10;
+
+/// The `From:` line's text: the profile file a merged section came from,
+/// and the process and host that recorded it.
+std::string origin_text(const SectionOrigin& origin) {
+  std::string text = origin.file.empty() ? origin.metadata.command : origin.file;
+  const ProfileMetadata& m = origin.metadata;
+  if (m.pid != 0 || !m.host.empty()) {
+    text += text.empty() ? "" : " ";
+    text += "(";
+    if (m.pid != 0) text += fmt::format("pid {}", m.pid);
+    if (m.pid != 0 && !m.host.empty()) text += " on ";
+    text += m.host;
+    text += ")";
+  }
+  return text;
+}
 
 /// Code points of valid UTF-8 (every escaped string is valid UTF-8).
 std::size_t code_points(std::string_view text) {
@@ -121,11 +136,12 @@ class ReportWriter {
   /// With a sink, the text goes there in pieces of about kTextPieceBytes;
   /// without one, render() returns it whole.
   ReportWriter(const Section& section, double threshold_ms, std::optional<std::string_view> context,
-               const TextSink* sink = nullptr)
+               ReportStyle style, const TextSink* sink = nullptr)
       : section_(section),
         threshold_ms_(threshold_ms),
         threshold_s_(threshold_ms / 1000.0),
         context_(context),
+        style_(style),
         sink_(sink) {
     labels_.resize(section.names.size());
     for (std::size_t id = 0; id < labels_.size(); ++id) {
@@ -189,8 +205,10 @@ class ReportWriter {
   /// heads between rules.
   void write_header(const Layout& layout, double total) {
     line(std::string(layout.rule, '='));
-    line("TileLang Pass Timing Report");
+    line(style_.title);
     if (context_) line("Context: " + escape_for_terminal(*context_));
+    if (!section_.origin.empty())
+      line("From: " + escape_for_terminal(origin_text(section_.origin)));
     line(std::string(layout.rule, '='));
     fmt::format_to(std::back_inserter(out_), "Total: {:.4f}s ({} passes)\n", total,
                    section_.records.size());
@@ -238,19 +256,25 @@ class ReportWriter {
     }
   }
 
-  /// The top kTopN ranked records by inclusive time.
+  /// The top kTopN ranked records by inclusive time, or by self time in a
+  /// style that says so.
   void write_slowest(const Layout& layout, double total) {
     const std::vector<std::uint32_t> top = slowest(layout.ranked_count, threshold_s_);
-    fmt::format_to(std::back_inserter(out_), "Top {} Slowest Passes by Inclusive Time:\n",
-                   top.size());
+    fmt::format_to(std::back_inserter(out_), "Top {} Slowest Passes by {} Time:\n", top.size(),
+                   style_.top_by_self ? "Self" : "Inclusive");
     for (std::size_t rank = 0; rank < top.size(); ++rank) {
       const Record& r = section_.records[top[rank]];
       fmt::format_to(std::back_inserter(out_), "  {:>2}. ", rank + 1);
       display(r, layout.width + 2);
-      const double incl = to_seconds(r.inclusive_ns);
-      fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>5.1f}%\n", incl,
-                     percent(incl, total));
+      const double time = to_seconds(ranked_time(r));
+      fmt::format_to(std::back_inserter(out_), " {:>9.4f}s {:>5.1f}%\n", time,
+                     percent(time, total));
     }
+  }
+
+  /// What the top list ranks by.
+  Nanoseconds ranked_time(const Record& r) const {
+    return style_.top_by_self ? r.self_ns : r.inclusive_ns;
   }
 
   static double percent(double value, double total) {
@@ -297,8 +321,8 @@ class ReportWriter {
     const std::size_t k = std::min(kTopN, candidates.size());
     std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k),
                       candidates.end(), [&](std::uint32_t a, std::uint32_t b) {
-                        const double da = to_seconds(records[a].inclusive_ns);
-                        const double db = to_seconds(records[b].inclusive_ns);
+                        const double da = to_seconds(ranked_time(records[a]));
+                        const double db = to_seconds(ranked_time(records[b]));
                         return da != db ? da > db : a < b;
                       });
     candidates.resize(k);
@@ -309,6 +333,7 @@ class ReportWriter {
   double threshold_ms_;
   double threshold_s_;
   std::optional<std::string_view> context_;
+  ReportStyle style_;
   const TextSink* sink_;
   std::vector<Label> labels_;
   std::string out_;
@@ -354,40 +379,55 @@ std::string escape_for_terminal(std::string_view text) {
 
 namespace {
 
-std::string no_passes_line(std::optional<std::string_view> context) {
-  std::string line(kNoPasses);
+std::string no_passes_line(const Section& section, std::optional<std::string_view> context,
+                           const ReportStyle& style) {
+  std::string line(style.no_passes);
   if (context) line += " Context: " + escape_for_terminal(*context);
+  if (!section.origin.empty()) line += " From: " + escape_for_terminal(origin_text(section.origin));
   return line;
 }
 
 }  // namespace
 
+ReportStyle report_style(std::string_view source) {
+  if (source.empty()) return {};
+  return {.title = "Pass Timing Report",
+          .no_passes = "[passtiming] No passes recorded.",
+          .top_by_self = true};
+}
+
+ReportStyle report_style(const Profile& profile, const Section& section) {
+  return report_style(section.origin.empty() ? profile.metadata.source
+                                             : section.origin.metadata.source);
+}
+
 std::string render_report(const Section& section, double threshold_ms,
-                          std::optional<std::string_view> context) {
+                          std::optional<std::string_view> context, ReportStyle style) {
   if (context && context->empty()) context.reset();
-  if (section.records.empty()) return no_passes_line(context);
-  return ReportWriter(section, threshold_ms, context).render();
+  if (section.records.empty()) return no_passes_line(section, context, style);
+  return ReportWriter(section, threshold_ms, context, style).render();
 }
 
 void write_report(const Section& section, double threshold_ms,
-                  std::optional<std::string_view> context, const TextSink& sink) {
+                  std::optional<std::string_view> context, const TextSink& sink,
+                  ReportStyle style) {
   if (context && context->empty()) context.reset();
   if (section.records.empty()) {
-    sink(no_passes_line(context));
+    sink(no_passes_line(section, context, style));
     return;
   }
-  ReportWriter(section, threshold_ms, context, &sink).render();
+  ReportWriter(section, threshold_ms, context, style, &sink).render();
 }
 
 void write_session_report(const Profile& profile, double threshold_ms, const TextSink& sink) {
   if (profile.sections.empty()) {
-    sink(kNoPasses);
+    sink(report_style(profile.metadata.source).no_passes);
     return;
   }
   for (std::size_t i = 0; i < profile.sections.size(); ++i) {
     if (i > 0) sink("\n\n");
     const Section& section = profile.sections[i];
-    write_report(section, threshold_ms, section.context, sink);
+    write_report(section, threshold_ms, section.context, sink, report_style(profile, section));
   }
 }
 

@@ -108,6 +108,7 @@ CompileSession::CompileSession(Settings settings, std::shared_ptr<const Clock> c
     }
   }
   metadata_ = current_process_metadata();
+  metadata_.source = settings_.source;
   if (settings_.events) {
     try {
       events_ = EventLogWriter::open(settings_.events->path, metadata_, metrics_);

@@ -166,7 +166,7 @@ void Recorder::run_skipped_pass(std::string_view pass, std::string_view kernel) 
 }
 
 std::string Recorder::report(std::optional<std::string_view> context) const {
-  return render_report(section(), threshold_ms_, context);
+  return render_report(section(), threshold_ms_, context, report_style(settings_.source));
 }
 
 void Recorder::print_report(std::optional<std::string_view> context) const {
@@ -176,6 +176,7 @@ void Recorder::print_report(std::optional<std::string_view> context) const {
 Profile Recorder::profile() const {
   Profile profile;
   profile.metadata = current_process_metadata();
+  profile.metadata.source = settings_.source;
   profile.metrics = metrics_;
   profile.sections.push_back(section());
   profile.sections.back().context = label_;

@@ -94,6 +94,64 @@ TEST(AggregateTest, ParseGroupBy) {
   EXPECT_EQ(parse_group_by("kernel"), GroupBy::kernel);
   EXPECT_EQ(parse_group_by("Pass"), std::nullopt);
   EXPECT_EQ(group_by_name(GroupBy::context), "context");
+  const std::optional<GroupBy> pair = parse_group_by("kernel,pass");
+  ASSERT_TRUE(pair);
+  EXPECT_EQ(group_by_name(*pair), "kernel,pass");
+  EXPECT_TRUE(pair->has(GroupKey::pass));
+  EXPECT_FALSE(pair->has(GroupKey::file));
+  EXPECT_EQ(group_by_name(*parse_group_by("pass,kernel,context,file")), "pass,kernel,context,file");
+  for (const char* bad : {"", "pass,", ",pass", "pass,pass", "pass kernel", "pass,kernel,pass"}) {
+    EXPECT_EQ(parse_group_by(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(AggregateTest, ByPassAndKernelKeepsEachPassOnEachKernelApart) {
+  Aggregator agg(*parse_group_by("pass,kernel"));
+  agg.add(sample());
+  const auto rows = agg.rows();
+  ASSERT_EQ(rows.size(), 4u);
+  // The recursive outer is nested in its own group: its inclusive counts once.
+  expect_row(rows[0], "outer | ", 2, 8, 8, 4.0, 3, 5, 5, 8.0 / 18);
+  expect_row(rows[1], "parent | k1", 1, 10, 6, 6.0, 6, 6, 6, 6.0 / 18);
+  expect_row(rows[2], "child | k1", 1, 3, 3, 3.0, 3, 3, 3, 3.0 / 18);
+  expect_row(rows[3], "child | k2", 1, 1, 1, 1.0, 1, 1, 1, 1.0 / 18);
+  EXPECT_EQ(rows[0].keys, (std::vector<std::string>{"outer", ""}));
+  EXPECT_EQ(rows[3].keys, (std::vector<std::string>{"child", "k2"}));
+}
+
+TEST(AggregateTest, ByContextAndFileNamesTheProfileOrAMergedSectionsOrigin) {
+  Aggregator agg(*parse_group_by("context,file"));
+  agg.add(sample(), "a.json");
+  Profile merged = sample();
+  merged.sections[1].origin.file = "m.json";  // ctx2 came from another file
+  agg.add(merged, "b.json");
+  const auto rows = agg.rows();
+  ASSERT_EQ(rows.size(), 4u);
+  expect_row(rows[0], "ctx1 | a.json", 3, 10, 10, 10.0 / 3, 3, 6, 6, 10.0 / 36);
+  expect_row(rows[1], "ctx1 | b.json", 3, 10, 10, 10.0 / 3, 3, 6, 6, 10.0 / 36);
+  expect_row(rows[2], "ctx2 | a.json", 2, 8, 8, 4.0, 3, 5, 5, 8.0 / 36);
+  expect_row(rows[3], "ctx2 | m.json", 2, 8, 8, 4.0, 3, 5, 5, 8.0 / 36);
+  EXPECT_EQ(rows[3].keys, (std::vector<std::string>{"ctx2", "m.json"}));
+}
+
+TEST(AggregateTest, NamesWithTheSeparatorStayDistinctGroups) {
+  // "a | b" on kernel "c" and "a" on kernel "b | c" print alike but are two
+  // groups.
+  TimingStateMachine sm;
+  sm.enter(0, "");
+  sm.begin(0, {"a | b", "c"});
+  sm.end(1, {"a | b"});
+  sm.begin(1, {"a", "b | c"});
+  sm.end(3, {"a"});
+  sm.exit(3);
+  Profile p;
+  p.sections.push_back(sm.take_section());
+  Aggregator agg(*parse_group_by("pass,kernel"));
+  agg.add(p);
+  const auto rows = agg.rows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].keys, (std::vector<std::string>{"a", "b | c"}));
+  EXPECT_EQ(rows[1].keys, (std::vector<std::string>{"a | b", "c"}));
 }
 
 std::unordered_map<std::string, GroupTotals> totals(

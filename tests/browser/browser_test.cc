@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -235,6 +236,9 @@ TEST(BrowserTest, WithoutMetricsNoMetricColumnsNoSwitch) {
       table_of(t, "aggregate", 0).at("head"),
       Json({"Pass", "Runs", "Inclusive (ms)", "Self (ms)", "Mean (ms)", "Max (ms)", "Self share"}));
   EXPECT_EQ(table_of(t, "top", 0).at("head"), Json({"#", "Pass", "Kernel", "Self (ms)", "Share"}));
+  // Without CPU time, the top list ranks by wall self time.
+  const Json titles = t.at("tableTitles");
+  EXPECT_NE(std::find(titles.begin(), titles.end(), "Top 7 by self time"), titles.end()) << titles;
   EXPECT_EQ(run.dom.find("id=\"colour-by\""), std::string::npos);
   EXPECT_EQ(run.dom.find("<select"), std::string::npos);
   // Kernel, inclusive, self, depth, sequence, passes inside: no metric rows.
@@ -281,6 +285,38 @@ TEST(BrowserTest, MetricColumnsShowTheExactValues) {
   // Code generation: SplitHostDevice is its record 0, unchanged.
   EXPECT_EQ(cells_from(row_named(table_of(t, "top", 1), "SplitHostDevice", 1), 5),
             Json({"1.500", "50.0%", "+0.00", "100.00", "1000\u21921000", "no"}));
+}
+
+/// With CPU time recorded, a section's tables rank by it: wall time also
+/// counts the waits for a processor. Here the pass with the least wall self
+/// time of the first section did the most work.
+TEST(BrowserTest, TablesRankByCpuTimeWhenItWasRecordedAndMergedSectionsSayWhereFrom) {
+  Profile profile = metrics_profile();
+  Section& s = profile.sections[0];
+  std::size_t least = 0;
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    if (s.records[i].self_ns < s.records[least].self_ns) least = i;
+  }
+  s.metrics[least].cpu_self_ns = 50 * kMilli;
+  const std::string busiest(s.name_of(s.records[least]));
+  profile.sections[1].origin = {"profiles/tu-77.json",
+                                {.command = "clang-19 -c b.c", .host = "farm-3", .pid = 77}};
+  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  EXPECT_EQ(table_of(t, "top", 0).at("rows").at(0).at(1), busiest) << t;
+  EXPECT_EQ(table_of(t, "aggregate", 0).at("rows").at(0).at(0), busiest) << t;
+  const Json titles = t.at("tableTitles");
+  EXPECT_NE(std::find(titles.begin(), titles.end(),
+                      "Top " + std::to_string(std::min<std::size_t>(10, s.records.size())) +
+                          " by CPU self time"),
+            titles.end())
+      << titles;
+  const Json heads = t.at("sectionHeads");
+  ASSERT_EQ(heads.size(), 2u) << heads;
+  EXPECT_EQ(heads.at(0), "Section 1stage=lower");
+  EXPECT_EQ(heads.at(1),
+            "Section 2stage=codegen, note=</script>from profiles/tu-77.json (farm-3, pid 77)");
 }
 
 TEST(BrowserTest, ColourSwitchOffersTheRecordedMetricsAndRecoloursBars) {

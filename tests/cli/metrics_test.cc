@@ -171,13 +171,36 @@ TEST(MetricsSummaryTest, SummaryAggregatesAnyRecordedMeasure) {
   EXPECT_NE(r.out.find("Mean, P50, P95 and Max are self rss per run, in MiB."), std::string::npos);
 }
 
+// With CPU time recorded, the summary shows it unless asked for wall time:
+// wall time also counts the waits for a processor.
+TEST(MetricsSummaryTest, CpuTimeIsShownWhenEveryInputRecordedIt) {
+  ScratchDir dir;
+  write_profile_file(metrics_profile(0), dir.file("waited.json"));
+  auto r = run_tool({"summary", dir.file("waited.json")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, run_tool({"summary", "--measure", "cpu", dir.file("waited.json")}).out);
+  EXPECT_NE(r.out.find("Pass Timing Summary by pass, measure: cpu\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+  // One input without CPU time: wall time for all.
+  Profile plain = metrics_profile(0);
+  plain.metrics = {};
+  plain.sections[0].metrics.clear();
+  write_profile_file(plain, dir.file("plain.json"));
+  r = run_tool({"summary", dir.file("waited.json"), dir.file("plain.json")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, run_tool({"summary", "--measure", "wall", dir.file("waited.json"),
+                             dir.file("plain.json")})
+                       .out);
+  EXPECT_NE(r.out.find("Pass Timing Summary by pass\n"), std::string::npos) << r.out;
+}
+
 // Wall time far beyond CPU time is time spent waiting for a processor; the
 // summary by wall time says so, and by how much.
 TEST(MetricsSummaryTest, WallTimeFarBeyondCpuTimeGetsANoteNamingTheCause) {
   ScratchDir dir;
   // scale 0: 20 ms of wall self time against 8 ms of CPU (lower's own).
   write_profile_file(metrics_profile(0), dir.file("waited.json"));
-  auto r = run_tool({"summary", dir.file("waited.json")});
+  auto r = run_tool({"summary", "--measure", "wall", dir.file("waited.json")});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err,
             "passtiming summary: note: the passes' wall time is 2.5x their CPU time (0.020 s "
@@ -189,7 +212,7 @@ TEST(MetricsSummaryTest, WallTimeFarBeyondCpuTimeGetsANoteNamingTheCause) {
   EXPECT_EQ(r.err, "");
   // 20 ms against 13 ms: 1.5x, but 7 ms apart, under the 10 ms that counts.
   write_profile_file(metrics_profile(1), dir.file("busy.json"));
-  EXPECT_EQ(run_tool({"summary", dir.file("busy.json")}).err, "");
+  EXPECT_EQ(run_tool({"summary", "--measure", "wall", dir.file("busy.json")}).err, "");
   // Without CPU time recorded, no comparison.
   Profile plain = metrics_profile(0);
   plain.metrics = {};

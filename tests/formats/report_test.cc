@@ -256,6 +256,72 @@ TEST(ReportTest, SessionSectionsJoinedByEmptyLine) {
                 "\n\n[tilelang pass timing] No passes recorded. Context: stage=codegen");
 }
 
+/// A pass manager (inclusive 10 s, self 1 s) running A (6 s) and B (3 s).
+Section pass_manager_section() {
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.begin(0, {"PassManager", ""});
+  sm.begin(1 * kS, {"A", "f"});
+  sm.end(7 * kS, {"A"});
+  sm.begin(7 * kS, {"B", "g"});
+  sm.end(10 * kS, {"B"});
+  sm.end(10 * kS, {"PassManager"});
+  sm.exit(10 * kS);
+  return sm.take_section();
+}
+
+TEST(ReportTest, OtherCompilersGetANeutralTitleAndTheTopListBySelfTime) {
+  const Section s = pass_manager_section();
+  const std::string upstream = render_report(s, 0.0, std::nullopt);
+  EXPECT_NE(upstream.find("\nTileLang Pass Timing Report\n"), std::string::npos);
+  EXPECT_NE(
+      upstream.find("Top 3 Slowest Passes by Inclusive Time:\n"
+                    "   1. PassManager                                     10.0000s 100.0%\n"
+                    "   2. A(f)                                             6.0000s  60.0%\n"
+                    "   3. B(g)                                             3.0000s  30.0%\n"),
+      std::string::npos)
+      << upstream;
+  const std::string neutral = render_report(s, 0.0, std::nullopt, report_style("llvm"));
+  EXPECT_EQ(neutral.find("TileLang"), std::string::npos) << neutral;
+  EXPECT_NE(neutral.find("\nPass Timing Report\n"), std::string::npos) << neutral;
+  // The rows are upstream's; only the top list ranks the work itself.
+  auto rows = [](const std::string& text) {
+    const std::size_t from = text.find("Total:");
+    return text.substr(from, text.find("Top 3") - from);
+  };
+  EXPECT_EQ(rows(neutral), rows(upstream));
+  EXPECT_NE(neutral.find("Top 3 Slowest Passes by Self Time:\n"
+                         "   1. A(f)                                             6.0000s  60.0%\n"
+                         "   2. B(g)                                             3.0000s  30.0%\n"
+                         "   3. PassManager                                      1.0000s  10.0%\n"),
+            std::string::npos)
+      << neutral;
+  EXPECT_EQ(render_report(Section{}, 0.0, "x", report_style("mlir")),
+            "[passtiming] No passes recorded. Context: x");
+}
+
+TEST(ReportTest, AProfilesSourcePicksEachSectionsStyleAndAMergedSectionSaysWhereFrom) {
+  Profile profile;
+  profile.metadata.source = "llvm";
+  profile.sections.push_back(pass_manager_section());
+  profile.sections.push_back(nested_section());
+  // Merged from a TileLang profile: upstream's style, and its origin.
+  profile.sections.back().context = "stage=lower";
+  profile.sections.back().origin = {"tl-1.json", {.host = "h", .pid = 42}};
+  const std::string text = render_session_report(profile, 0.0);
+  const std::size_t second = text.find("\n\n");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_NE(text.substr(0, second).find("\nPass Timing Report\n"), std::string::npos) << text;
+  EXPECT_NE(text.substr(second).find("\nTileLang Pass Timing Report\nContext: stage=lower\n"
+                                     "From: tl-1.json (pid 42 on h)\n"),
+            std::string::npos)
+      << text;
+  Section empty;
+  empty.origin = {"x.json", {.pid = 7}};
+  EXPECT_EQ(render_report(empty, 0.0, std::nullopt),
+            "[tilelang pass timing] No passes recorded. From: x.json (pid 7)");
+}
+
 TEST(ReportTest, StreamedReportIsTheSameTextInPieces) {
   // 4,000 records make about 400 KB of report: several pieces.
   Profile profile;

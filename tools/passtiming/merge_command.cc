@@ -18,7 +18,8 @@ Action add_merge_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "merge",
       "Merge profiles and event logs (e.g. from every machine of a tuning farm) into one JSON "
-      "profile: their sections, in the order given");
+      "profile: their sections, in the order given, each naming the file and the process it came "
+      "from");
   sub->add_option("FILE", options->inputs, "JSON profiles or event logs ('-' reads stdin)")
       ->required();
   sub->add_option("-o,--output", options->output, "output profile (default '-': stdout)");
@@ -28,11 +29,18 @@ Action add_merge_command(CLI::App& app) {
 
   return [options]() -> int {
     Profile merged;
-    // The merged file describes the merge; each section keeps its context.
+    // The merged file describes the merge; each section keeps its context,
+    // and its origin names the input file and the process that recorded it.
     merged.metadata = current_process_metadata();
     try {
+      std::size_t index = 0;
       for_each_profile(options->inputs, [&](Profile&& profile) {
-        for (Section& section : profile.sections) merged.sections.push_back(std::move(section));
+        const std::string& file = options->inputs[index++];
+        for (Section& section : profile.sections) {
+          // A section merged before keeps the origin it was given then.
+          if (section.origin.empty()) section.origin = {file, profile.metadata};
+          merged.sections.push_back(std::move(section));
+        }
         // The metrics any input recorded, and those any input could not.
         for (Metric m : kAllMetrics) {
           if (profile.metrics.recorded.contains(m)) merged.metrics.recorded.insert(m);

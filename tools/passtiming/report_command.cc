@@ -65,7 +65,8 @@ Action add_report_command(CLI::App& app) {
         for (std::size_t i = 0; i < profile.sections.size(); ++i) {
           const Section& section = profile.sections[i];
           if (i) out.write("\n\n");
-          out.write(render_report(section, threshold, section.context));
+          out.write(
+              render_report(section, threshold, section.context, report_style(profile, section)));
           out.write("\n");
           out.write(render_metrics_table(section, profile.metrics, threshold));
         }

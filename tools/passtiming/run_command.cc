@@ -504,7 +504,8 @@ bool summarises(const RunOptions& options, CommandKind kind) {
 }
 
 /// One summary of a build's compiles, from the profiles they wrote: the
-/// passes and the kernels (functions) with the most self time, by CPU time
+/// passes, the contexts (for clang, the translation units) and the kernels
+/// (functions) with the most self time, by CPU time
 /// when every profile recorded it. A build of one compile prints its
 /// report instead, as a compiler does. Either way the reports of the run
 /// are removed.
@@ -527,16 +528,16 @@ void print_build_summary(const fs::path& reports, const std::vector<std::string>
     return profile_has_measure(p, Measure::cpu);
   });
   std::string text = fmt::format(
-      "passtiming run: {} compiles timed; the passes and the functions with the most self {} "
-      "time among them (each compile's report: --reports)\n",
+      "passtiming run: {} compiles timed; the passes, the files and the functions with the most "
+      "self {} time among them (each compile's report: --reports)\n",
       loaded.size(), cpu ? "CPU" : "wall");
-  for (GroupBy by : {GroupBy::pass, GroupBy::kernel}) {
+  for (GroupBy by : {GroupBy::pass, GroupBy::context, GroupBy::kernel}) {
     Aggregator agg(by, cpu ? Measure::cpu : Measure::wall);
     for (const Profile& p : loaded) agg.add(p);
     std::vector<AggregateRow> rows = agg.rows();
     const std::size_t all = rows.size();
     if (rows.size() > kBuildSummaryRows) rows.resize(kBuildSummaryRows);
-    if (by == GroupBy::kernel) text += "\n";
+    if (by != GroupBy::pass) text += "\n";
     text += render_summary_text(rows, agg, all - rows.size(), 0.0);
   }
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ struct SummaryOptions {
   std::string threshold = "0";
   std::string format = "text";
   std::string output = "-";
-  std::string measure = "wall";
+  /// "auto": CPU time when every input recorded it, else wall time.
+  std::string measure = "auto";
 };
 
 std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator& agg,
@@ -44,6 +46,18 @@ std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator&
     out += i ? ",\n" : "\n";
     out += "{\"key\":";
     append_json_string(out, r.key);
+    const std::span<const GroupKey> keys = agg.group_by().keys();
+    if (keys.size() > 1) {
+      // Each key's value, for readers that would otherwise split "key".
+      out += ",\"keys\":{";
+      for (std::size_t k = 0; k < keys.size() && k < r.keys.size(); ++k) {
+        if (k) out += ',';
+        append_json_string(out, group_key_name(keys[k]));
+        out += ':';
+        append_json_string(out, r.keys[k]);
+      }
+      out += '}';
+    }
     fmt::format_to(it,
                    ",\"executions\":{},\"total_inclusive_ns\":{},\"total_self_ns\":{},"
                    "\"mean_self_ns\":{},\"p50_self_ns\":{},\"p95_self_ns\":{},\"max_self_ns\":{},"
@@ -93,12 +107,23 @@ Action add_summary_command(CLI::App& app) {
   auto options = std::make_shared<SummaryOptions>();
   CLI::App* sub = app.add_subcommand(
       "summary",
-      "Aggregate any number of profiles and event logs per pass, kernel or context: runs, total "
-      "inclusive and self time, mean/p50/p95/max self time, share of self time");
+      "Aggregate any number of profiles and event logs per pass, kernel, context or file, or any "
+      "combination of them: runs, total inclusive and self time, mean/p50/p95/max self time, "
+      "share of self time");
   sub->add_option("FILE", options->inputs, "JSON profiles or event logs ('-' reads stdin)")
       ->required();
-  sub->add_option("--by", options->by, "group by pass (default), kernel or context")
-      ->check(CLI::IsMember({"pass", "kernel", "context"}));
+  sub->add_option("--by", options->by,
+                  "group by pass (default), kernel, context (for clang: the translation unit) or "
+                  "file (the profile), or several joined by commas: pass,kernel")
+      ->type_name("KEY[,KEY...]")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            if (parse_group_by(text)) return {};
+            return "'" + text +
+                   "' is not a grouping: pass, kernel, context or file, or several of them "
+                   "joined by commas, each once";
+          },
+          "", "GROUPING"));
   sub->add_option("--top", options->top, "show only the N rows with the most self time (0 = all)");
   sub->add_option("--threshold-ms", options->threshold,
                   "hide rows whose total inclusive time is under this many milliseconds")
@@ -108,19 +133,27 @@ Action add_summary_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json"}));
   sub->add_option("-o,--output", options->output, "output file (default '-': stdout)");
   sub->add_option("--measure", options->measure,
-                  "what to aggregate: wall (self time, default), or a recorded metric: cpu, "
-                  "instructions, rss (growth), ir (growth)")
-      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
+                  "what to aggregate: auto (default: CPU self time when every input recorded "
+                  "it, else wall self time), wall, or a recorded metric: cpu, instructions, rss "
+                  "(growth), ir (growth)")
+      ->check(CLI::IsMember({"auto", "wall", "cpu", "instructions", "rss", "ir"}));
 
   return [options]() -> int {
     double threshold_ms = 0;
     if (!parse_number_option(options->threshold, "--threshold-ms", threshold_ms)) return kExitUsage;
-    const Measure measure = *parse_measure(options->measure);
-    Aggregator agg(*parse_group_by(options->by), measure);
+    // By default both are aggregated, and CPU time shown when every input
+    // recorded it: wall time also counts the waits for a processor.
+    const bool automatic = options->measure == "auto";
+    const Measure measure = automatic ? Measure::wall : *parse_measure(options->measure);
+    const GroupBy by = *parse_group_by(options->by);
+    Aggregator wall_agg(by, measure);
+    std::optional<Aggregator> cpu_agg;
+    if (automatic) cpu_agg.emplace(by, Measure::cpu);
     WallAndCpu wall_and_cpu;
     try {
       std::size_t index = 0;
       for_each_profile(options->inputs, [&](Profile&& profile) {
+        if (cpu_agg && !profile_has_measure(profile, Measure::cpu)) cpu_agg.reset();
         if (!profile_has_measure(profile, measure)) {
           throw std::runtime_error(fmt::format(
               "passtiming summary: {} did not record the metric '{}' that --measure {} needs "
@@ -128,13 +161,17 @@ Action add_summary_command(CLI::App& app) {
               index < options->inputs.size() ? options->inputs[index] : std::string("-"),
               measure_name(measure), measure_name(measure), measure_name(measure)));
         }
+        const std::string_view file =
+            index < options->inputs.size() ? std::string_view(options->inputs[index]) : "-";
         ++index;
-        agg.add(profile);
+        wall_agg.add(profile, file);
+        if (cpu_agg) cpu_agg->add(profile, file);
         if (measure == Measure::wall) wall_and_cpu.add(profile);
       });
     } catch (const std::exception& e) {
       return input_failure(e.what());
     }
+    const Aggregator& agg = cpu_agg ? *cpu_agg : wall_agg;
     std::vector<AggregateRow> rows = agg.rows();
     const std::size_t all = rows.size();
     std::erase_if(rows, [&](const AggregateRow& r) {
@@ -150,7 +187,7 @@ Action add_summary_command(CLI::App& app) {
     } catch (const std::exception& e) {
       return input_failure(e.what());
     }
-    if (const std::string note = wall_and_cpu.note(); !note.empty()) {
+    if (const std::string note = wall_and_cpu.note(); !note.empty() && !cpu_agg) {
       std::fprintf(stderr, "%s\n", note.c_str());
     }
     return kExitOk;

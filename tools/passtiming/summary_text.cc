@@ -29,12 +29,55 @@ Scale scale_of(Measure measure) {
   return {1, ""};
 }
 
-std::string display_key(std::string_view key, GroupBy by) {
-  if (!key.empty()) return escape_for_terminal(key);
-  return by == GroupBy::kernel    ? "<no kernel>"
-         : by == GroupBy::context ? "<no context>"
-                                  : "<unnamed>";
+std::string display_key(std::string_view value, GroupKey key) {
+  if (!value.empty()) return escape_for_terminal(value);
+  switch (key) {
+    case GroupKey::kernel: return "<no kernel>";
+    case GroupKey::context: return "<no context>";
+    case GroupKey::file: return "<no file>";
+    case GroupKey::pass: break;
+  }
+  return "<unnamed>";
 }
+
+/// The key columns of a summary: one per key of the grouping, each as wide
+/// as its widest value (the one column of a single key at least 24).
+struct KeyColumns {
+  std::vector<std::size_t> widths;
+  std::vector<std::vector<std::string>> cells;  ///< per row, per key
+
+  KeyColumns(const std::vector<AggregateRow>& rows, GroupBy by) {
+    const std::span<const GroupKey> keys = by.keys();
+    for (GroupKey key : keys) {
+      widths.push_back(keys.size() == 1 ? 24 : group_key_name(key).size());
+    }
+    for (const AggregateRow& row : rows) {
+      std::vector<std::string>& line = cells.emplace_back();
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        line.push_back(display_key(k < row.keys.size() ? row.keys[k] : row.key, keys[k]));
+        widths[k] = std::max(widths[k], line.back().size());
+      }
+    }
+  }
+
+  /// All key columns with the spaces between them.
+  std::size_t total_width() const {
+    std::size_t total = widths.size() - 1;
+    for (std::size_t w : widths) total += w;
+    return total;
+  }
+
+  /// `values` left-aligned in the columns, separated by one space.
+  template <typename Values>
+  std::string line(const Values& values) const {
+    std::string text;
+    for (std::size_t k = 0; k < widths.size(); ++k) {
+      if (k) text += ' ';
+      text += fmt::format("{:<{}}", values[k], widths[k]);
+    }
+    return text;
+  }
+};
 
 }  // namespace
 
@@ -44,12 +87,10 @@ std::string render_summary_text(const std::vector<AggregateRow>& rows, const Agg
   const Measure measure = agg.measure();
   const Scale scale = scale_of(measure);
   auto ms = [&](double value) { return value / scale.divisor; };
-  std::vector<std::string> keys;
-  std::size_t width = 24;
-  for (const AggregateRow& row : rows) {
-    keys.push_back(display_key(row.key, by));
-    width = std::max(width, keys.back().size());
-  }
+  const KeyColumns columns(rows, by);
+  const std::size_t width = columns.total_width();
+  std::vector<std::string_view> headings;
+  for (GroupKey key : by.keys()) headings.push_back(group_key_name(key));
   std::string out;
   auto it = std::back_inserter(out);
   const std::size_t rule = width + 99;
@@ -68,16 +109,16 @@ std::string render_summary_text(const std::vector<AggregateRow>& rows, const Agg
   fmt::format_to(it, "\n{}\n", std::string(rule, '-'));
   const std::string incl_heading = fmt::format("Incl ({})", scale.unit);
   const std::string self_heading = fmt::format("Self ({})", scale.unit);
-  fmt::format_to(it, "{:>3}  {:<{}} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "#",
-                 group_by_name(by), width, "Runs", incl_heading, self_heading, "Mean", "P50", "P95",
+  fmt::format_to(it, "{:>3}  {} {:>6} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "#",
+                 columns.line(headings), "Runs", incl_heading, self_heading, "Mean", "P50", "P95",
                  "Max", "Self %");
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const AggregateRow& r = rows[i];
     fmt::format_to(it,
-                   "{:>3}  {:<{}} {:>6} {:>12.3f} {:>12.3f} {:>10.3f} {:>10.3f} {:>10.3f} "
+                   "{:>3}  {} {:>6} {:>12.3f} {:>12.3f} {:>10.3f} {:>10.3f} {:>10.3f} "
                    "{:>10.3f} {:>6.1f}%\n",
-                   i + 1, keys[i], width, r.executions,
+                   i + 1, columns.line(columns.cells[i]), r.executions,
                    ms(static_cast<double>(r.total_inclusive_ns)),
                    ms(static_cast<double>(r.total_self_ns)), ms(r.mean_self_ns),
                    ms(static_cast<double>(r.p50_self_ns)), ms(static_cast<double>(r.p95_self_ns)),

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "passtiming/recorder/compile_session.h"
+#include "translation_unit.h"
 
 namespace passtiming::llvm_plugin {
 namespace {
@@ -23,15 +24,26 @@ CompileSession& process_session(const Settings& settings) {
 }  // namespace
 
 Settings plugin_defaults() {
-  return Settings{.report = ReportTarget::standard_error, .write_each_section = true};
+  return Settings{
+      .report = ReportTarget::standard_error, .write_each_section = true, .source = "llvm"};
 }
 
-PipelineSession::PipelineSession(std::shared_ptr<Recorder> section)
-    : instrument_(std::move(section)) {}
+PipelineSession::PipelineSession(std::shared_ptr<Recorder> section,
+                                 llvm::PassTiming::ModuleContext module_context)
+    : instrument_(std::move(section), std::move(module_context)) {}
 
 std::shared_ptr<PipelineSession> PipelineSession::start(const Settings& settings) {
   CompileSession& session = process_session(settings);
-  return std::shared_ptr<PipelineSession>(new PipelineSession(session.new_section()));
+  llvm::PassTiming::ModuleContext module_context;
+  if (settings.context.empty()) {
+    // Without a label of the user's, the section names its translation
+    // unit, so that the profiles of a whole build say which file is which.
+    module_context = [](std::string_view module) {
+      return translation_unit_context(module, process_arguments());
+    };
+  }
+  return std::shared_ptr<PipelineSession>(
+      new PipelineSession(session.new_section(), std::move(module_context)));
 }
 
 PipelineSession::~PipelineSession() {

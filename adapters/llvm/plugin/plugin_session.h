@@ -18,8 +18,9 @@ namespace passtiming::llvm_plugin {
 class PipelineSession {
  public:
   /// A section for one pipeline in the process's session, which the first
-  /// call opens from `settings`. Throws ConfigError naming the setting and
-  /// the file when the event log cannot be created.
+  /// call opens from `settings`. Without a context setting, the section is
+  /// labelled by its translation unit (translation_unit.h). Throws ConfigError naming the setting
+  /// and the file when the event log cannot be created.
   static std::shared_ptr<PipelineSession> start(const Settings& settings);
 
   PipelineSession(const PipelineSession&) = delete;
@@ -30,7 +31,8 @@ class PipelineSession {
   llvm::PassTiming& instrument() { return instrument_; }
 
  private:
-  explicit PipelineSession(std::shared_ptr<Recorder> section);
+  PipelineSession(std::shared_ptr<Recorder> section,
+                  llvm::PassTiming::ModuleContext module_context);
 
   llvm::PassTiming instrument_;
 };

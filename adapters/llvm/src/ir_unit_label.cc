@@ -73,6 +73,22 @@ const void* ir_unit_identity(const ::llvm::Any& ir) {
   return nullptr;
 }
 
+std::string_view ir_module_identifier(const ::llvm::Any& ir) {
+  if (const auto* module = unit_of<::llvm::Module>(ir)) return module->getModuleIdentifier();
+  if (const auto* function = unit_of<::llvm::Function>(ir)) {
+    if (const ::llvm::Module* module = function->getParent()) return module->getModuleIdentifier();
+  }
+  if (const auto* loop = unit_of<::llvm::Loop>(ir)) {
+    if (const ::llvm::Module* module = loop->getHeader()->getParent()->getParent()) {
+      return module->getModuleIdentifier();
+    }
+  }
+  if (const auto* machine = unit_of<::llvm::MachineFunction>(ir)) {
+    return machine->getFunction().getParent()->getModuleIdentifier();
+  }
+  return {};
+}
+
 std::int64_t ir_unit_size(const ::llvm::Any& ir) {
   if (const auto* function = unit_of<::llvm::Function>(ir)) return instructions_of(*function);
   // A loop pass may change the whole function (hoisting, unswitching), so

@@ -85,22 +85,39 @@ void add_callbacks(::llvm::PassInstrumentationCallbacks& pic, PassTiming* self,
 
 }  // namespace
 
-PassTiming::PassTiming(std::shared_ptr<Recorder> recorder)
+PassTiming::PassTiming(std::shared_ptr<Recorder> recorder, ModuleContext module_context)
     : recorder_(recorder ? std::move(recorder) : std::make_shared<Recorder>()),
       machine_(&recorder_->machine()),
-      clock_(&recorder_->clock()) {
+      clock_(&recorder_->clock()),
+      module_context_(std::move(module_context)) {
   // The clock is read inline when it is the process's steady clock.
   steady_ = clock_ == steady_clock().get();
   // Nothing is read when every metric asked for is unavailable: the profile
   // says why, and the callbacks stay as cheap as without metrics.
   count_ir_ = recorder_->metrics().recorded.contains(Metric::ir);
-  recorder_->begin_context();
+  if (module_context_) {
+    // The callbacks wait for the first pass, which every one of them tests
+    // for already (stopped_): the hot path gains no test.
+    stopped_ = true;
+  } else {
+    recorder_->begin_context();
+  }
   reserve_records(*machine_);
   scratch_symbols_.reserve(16);
 }
 
+namespace {
+
+/// `settings`, marked as LLVM's unless the host said otherwise.
+Settings llvm_settings(Settings settings) {
+  if (settings.source.empty()) settings.source = "llvm";
+  return settings;
+}
+
+}  // namespace
+
 PassTiming::PassTiming(const Settings& settings, std::shared_ptr<const Clock> clock)
-    : PassTiming(std::make_shared<Recorder>(settings, std::move(clock))) {}
+    : PassTiming(std::make_shared<Recorder>(llvm_settings(settings), std::move(clock))) {}
 
 PassTiming::~PassTiming() = default;
 
@@ -114,7 +131,7 @@ void PassTiming::register_callbacks(::llvm::PassInstrumentationCallbacks& pic,
 }
 
 void PassTiming::before_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
-  if (stopped_) return;
+  if (stopped_ && !open_at_first_pass(ir)) return;
   try {
     // A pass on the unit of the pass around it takes that pass's label; the
     // label is looked up only for the first pass on each unit.
@@ -198,7 +215,7 @@ void PassTiming::after_pass_invalidated(std::string_view pass,
 }
 
 void PassTiming::skipped_pass(std::string_view pass, const ::llvm::Any& ir) noexcept {
-  if (stopped_) return;
+  if (stopped_ && !open_at_first_pass(ir)) return;
   try {
     std::string_view kernel = ir_unit_label(ir, scratch_label_, scratch_symbols_);
     state().skip(now(), pass, kernel, kPipelineThread);
@@ -220,8 +237,30 @@ void PassTiming::stop(const char* what) noexcept {
   get_logger(kTimingLoggerName).error(message);
 }
 
+bool PassTiming::open_at_first_pass(const ::llvm::Any& ir) noexcept {
+  if (!module_context_ || finished_) return false;
+  try {
+    ModuleContext label = std::move(module_context_);
+    module_context_ = nullptr;
+    recorder_->set_context_label(label(ir_module_identifier(ir)));
+    recorder_->begin_context();
+    stopped_ = false;
+    return true;
+  } catch (const std::exception& e) {
+    stop(e.what());
+  } catch (...) {
+    stop("unknown error");
+  }
+  return false;
+}
+
 const Section& PassTiming::finish() {
   if (!finished_) {
+    // A pipeline that ran no pass still has its (empty) section.
+    if (module_context_) {
+      module_context_ = nullptr;
+      recorder_->begin_context();
+    }
     finished_ = true;
     // Later callbacks find the instrument stopped, which every callback
     // tests already: finishing costs the hot path nothing.

@@ -134,6 +134,73 @@ TEST_F(RunBuildTest, CmakeBuildWritesOneProfilePerUnitUnderRunsDirectory) {
   EXPECT_NE(r.err.find("passtiming run: wrote 4 profiles\n"), std::string::npos) << r.err;
 }
 
+/// The contexts of `profiles`' sections, sorted.
+std::vector<std::string> contexts_of(const std::vector<fs::path>& profiles) {
+  std::vector<std::string> contexts;
+  for (const fs::path& path : profiles) {
+    for (const Section& s : load_profile(path.string()).sections) contexts.push_back(s.context);
+  }
+  std::sort(contexts.begin(), contexts.end());
+  return contexts;
+}
+
+TEST_F(RunBuildTest, EachUnitsSectionNamesItsSourceAndObjectAndMergeKeepsWhoRecordedIt) {
+  ASSERT_NO_FATAL_FAILURE(configure());
+  Result r = timed_build("profiles/tu-%p.json", "'" + kCmake + "' --build build -j2");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const std::vector<fs::path> profiles = json_files(dir / "profiles");
+  ASSERT_EQ(profiles.size(), kUnits) << r.err;
+  // CMake names each source by its absolute path and each object relative
+  // to the target's directory.
+  const std::string project = (dir / "project").string();
+  EXPECT_EQ(
+      contexts_of(profiles),
+      (std::vector<std::string>{project + "/app/fill.c -> CMakeFiles/app.dir/fill.c.o",
+                                project + "/app/main.c -> CMakeFiles/app.dir/main.c.o",
+                                project + "/lib/area.c -> CMakeFiles/shapes.dir/area.c.o",
+                                project + "/lib/scale.c -> CMakeFiles/shapes.dir/scale.c.o"}));
+
+  // Merged, each section still says which profile, process and host it
+  // came from.
+  std::string inputs;
+  for (const fs::path& path : profiles) inputs += " 'profiles/" + path.filename().string() + "'";
+  r = run("'" + kCli + "' merge" + inputs + " -o merged.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Profile merged = load_profile((dir / "merged.json").string());
+  ASSERT_EQ(merged.sections.size(), kUnits);
+  for (std::size_t i = 0; i < kUnits; ++i) {
+    const Profile input = load_profile(profiles[i].string());
+    const Section& s = merged.sections[i];
+    EXPECT_EQ(s.context, input.sections.front().context);
+    EXPECT_EQ(s.origin.file, "profiles/" + profiles[i].filename().string());
+    EXPECT_EQ(s.origin.metadata.pid, input.metadata.pid);
+    EXPECT_EQ(s.origin.metadata.command, input.metadata.command);
+    EXPECT_EQ(s.origin.metadata.source, "llvm");
+  }
+  // The report names each section's origin under its context, with the
+  // neutral title of a compiler other than TileLang's.
+  r = run("'" + kCli + "' report merged.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count_of(r.out, "\nPass Timing Report\n"), kUnits) << r.out;
+  EXPECT_EQ(count_of(r.out, "TileLang"), 0u) << r.out;
+  EXPECT_EQ(count_of(r.out, "Top 10 Slowest Passes by Self Time:"), kUnits) << r.out;
+  const Profile first = load_profile(profiles[0].string());
+  EXPECT_NE(r.out.find("Context: " + first.sections.front().context + "\nFrom: profiles/" +
+                       profiles[0].filename().string() + " (pid " +
+                       std::to_string(first.metadata.pid) + " on " + first.metadata.host + ")\n"),
+            std::string::npos)
+      << r.out;
+  // summary by file and pass: each profile file's passes, as the inputs
+  // named them, in the merged profile too.
+  r = run("'" + kCli + "' summary merged.json --by file,pass --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"by\":\"file,pass\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"keys\":{\"file\":\"profiles/" + profiles[0].filename().string() +
+                       "\",\"pass\":\"InstCombinePass\"}"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(RunBuildTest, MakeDashCWithRepeatMakesEachRunsDirectory) {
   ASSERT_NO_FATAL_FAILURE(configure());
   const Result r = run("'" + kCli + "' run --no-report --repeat 2 -o 'runs/%r/tu-%p.json' -- '" +
@@ -151,11 +218,19 @@ TEST_F(RunBuildTest, ABuildEndsWithOneSummaryOfItsCompilesAndReportsOnRequest) {
   Result r = run("'" + kCli + "' run --metrics cpu -- '" + kMake + "' -s -B -C build");
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_EQ(count_of(r.out, "Pass Timing Report"), 0u) << r.out;
-  EXPECT_NE(r.out.find("passtiming run: 4 compiles timed; the passes and the functions with the "
-                       "most self CPU time among them (each compile's report: --reports)\n"),
+  EXPECT_NE(r.out.find("passtiming run: 4 compiles timed; the passes, the files and the functions "
+                       "with the most self CPU time among them (each compile's report: "
+                       "--reports)\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Pass Timing Summary by pass, measure: cpu\n"), std::string::npos) << r.out;
+  // The files are the translation units, each named with its object.
+  EXPECT_NE(r.out.find("Pass Timing Summary by context, measure: cpu\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find((dir / "project/lib/scale.c").string() + " -> CMakeFiles/shapes.dir/scale.c.o "),
+      std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Pass Timing Summary by kernel, measure: cpu\n"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Profiles: 4 "), std::string::npos) << r.out;

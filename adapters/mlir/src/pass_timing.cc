@@ -241,9 +241,10 @@ class ForwardingInstrumentation final : public ::mlir::PassInstrumentation {
 };
 
 /// `settings` once their threshold is checked (a ConfigError when negative
-/// or not finite).
-const Settings& checked(const Settings& settings) {
+/// or not finite), marked as MLIR's unless the host said otherwise.
+Settings checked(Settings settings) {
   check_threshold_ms(settings.threshold_ms, "threshold_ms");
+  if (settings.source.empty()) settings.source = "mlir";
   return settings;
 }
 

@@ -67,8 +67,8 @@ std::optional<passtiming::Settings> requested_settings() {
   if (profile_flag.getNumOccurrences() > 0) given.profile = profile_flag;
   const passtiming::SettingSources sources{.options = given, .option_prefix = "--"};
   try {
-    passtiming::Settings settings =
-        passtiming::read_settings(sources, {.report = passtiming::ReportTarget::standard_error});
+    passtiming::Settings settings = passtiming::read_settings(
+        sources, {.report = passtiming::ReportTarget::standard_error, .source = "mlir"});
     if (!timing_flag && !passtiming::settings_ask_for_timing(sources)) return std::nullopt;
     return settings;
   } catch (const std::exception& error) {

@@ -4,8 +4,10 @@
 /// context, how often it ran and how much time it took. `passtiming summary`
 /// prints it and `passtiming diff` compares two of them.
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,14 +23,47 @@ namespace passtiming {
 /// two middle values; 0 when empty.
 double median_of(std::vector<double>& values);
 
-/// What the rows of an aggregate are keyed by.
-enum class GroupBy { pass, kernel, context };
+/// One thing a record can be grouped by: its pass name, its kernel (IR
+/// unit) label, its section's context, or the profile file it was read from
+/// (for a merged section, the file its origin names).
+enum class GroupKey : std::uint8_t { pass, kernel, context, file };
 
-/// "pass", "kernel" or "context"; nullopt for anything else.
+/// What the rows of an aggregate are keyed by: one GroupKey, or several in
+/// the order given (`pass,kernel`: each pass on each kernel).
+class GroupBy {
+ public:
+  static const GroupBy pass, kernel, context, file;
+
+  constexpr GroupBy(GroupKey key) : keys_{key}, size_(1) {}  // NOLINT: a key is a grouping
+  /// Several keys, each once; throws std::invalid_argument otherwise.
+  explicit GroupBy(std::span<const GroupKey> keys);
+
+  std::span<const GroupKey> keys() const { return {keys_.data(), size_}; }
+  bool has(GroupKey key) const;
+  friend bool operator==(const GroupBy&, const GroupBy&) = default;
+
+ private:
+  std::array<GroupKey, 4> keys_{};
+  std::uint8_t size_ = 0;
+};
+inline constexpr GroupBy GroupBy::pass{GroupKey::pass};
+inline constexpr GroupBy GroupBy::kernel{GroupKey::kernel};
+inline constexpr GroupBy GroupBy::context{GroupKey::context};
+inline constexpr GroupBy GroupBy::file{GroupKey::file};
+
+/// "pass", "kernel", "context", "file", or several of them joined by commas
+/// ("pass,kernel"), each once; nullopt for anything else.
 std::optional<GroupBy> parse_group_by(std::string_view text);
-/// The word parse_group_by() reads for `by`: "pass", "kernel" or "context",
-/// as the command line, the reports and the JSON output name a group.
-std::string_view group_by_name(GroupBy by);
+/// The text parse_group_by() reads for `by` ("pass", "pass,kernel"), as the
+/// command line, the reports and the JSON output name a group.
+std::string group_by_name(GroupBy by);
+/// The word of one key: "pass", "kernel", "context" or "file".
+std::string_view group_key_name(GroupKey key);
+
+/// The value of `key` for record `r` of section `s`, read from the profile
+/// file `file` ("" when unknown).
+std::string_view group_key_value(const Section& s, const Record& r, GroupKey key,
+                                 std::string_view file);
 
 /// One group's figures, in the aggregator's measure (wall time unless asked
 /// otherwise; the `_ns` fields then hold that measure's values, in its
@@ -37,6 +72,9 @@ std::string_view group_by_name(GroupBy by);
 /// inclusive counts each execution that is not nested inside another
 /// execution of the same group, so recursion is not counted twice.
 struct AggregateRow {
+  /// The group's value of each key of the GroupBy, in its order.
+  std::vector<std::string> keys;
+  /// The one key's value; with several keys, their values joined by " | ".
   std::string key;
   std::uint64_t executions = 0;
   Nanoseconds total_inclusive_ns = 0;
@@ -61,7 +99,8 @@ class Aggregator {
   /// (profile_has_measure()).
   explicit Aggregator(GroupBy by, Measure measure = Measure::wall) : by_(by), measure_(measure) {}
 
-  void add(const Profile& profile);
+  /// Adds `profile`, read from the file `file` (for GroupKey::file).
+  void add(const Profile& profile, std::string_view file = {});
 
   /// The rows, largest total self first, ties by key.
   std::vector<AggregateRow> rows() const;
@@ -73,12 +112,14 @@ class Aggregator {
 
  private:
   struct Group {
+    std::vector<std::string> keys;
     std::uint64_t executions = 0;
     Nanoseconds total_inclusive_ns = 0;
     Nanoseconds total_self_ns = 0;
     std::vector<Nanoseconds> self_samples;
   };
-  std::size_t group_index(std::string_view key);
+  /// The group of record `r` of `s`, made on first sight.
+  std::size_t group_index(const Section& s, const Record& r, std::string_view file);
 
   GroupBy by_;
   Measure measure_;
@@ -94,6 +135,7 @@ struct GroupTotals {
   Nanoseconds self_ns = 0;
   std::uint64_t executions = 0;
 };
+/// With several keys, a group's key is their values joined by " | ".
 std::unordered_map<std::string, GroupTotals> totals_by_group(const Profile& profile, GroupBy by);
 
 /// One line of a diff: a group's median self time and executions per side.

@@ -46,6 +46,34 @@ inline double to_seconds(Nanoseconds ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
+/// Where and when a profile was made.
+struct ProfileMetadata {
+  std::string tool;        ///< e.g. "passtiming 0.1.0"
+  std::string command;     ///< the command line of the profiled process
+  std::string host;        ///< host name
+  std::string start_time;  ///< ISO 8601, UTC
+  std::int64_t pid = 0;
+  /// Which compiler recorded it: "llvm", "mlir", or "" for the TileLang and
+  /// TVM sources, whose profiles have always been unmarked. It picks the
+  /// report's style (report.h).
+  std::string source;
+};
+
+/// Which recorded profile a section comes from, when that is not the profile
+/// holding it: `passtiming merge` gives each section the file and metadata
+/// of its input, so a merged profile still says which compile, process and
+/// host recorded each section. Empty in a profile as recorded.
+struct SectionOrigin {
+  std::string file;          ///< the profile file the section was read from
+  ProfileMetadata metadata;  ///< that profile's metadata
+
+  bool empty() const {
+    return file.empty() && metadata.tool.empty() && metadata.command.empty() &&
+           metadata.host.empty() && metadata.start_time.empty() && metadata.pid == 0 &&
+           metadata.source.empty();
+  }
+};
+
 /// The records of one PassContext.
 struct Section {
   std::string context;                 ///< the context label ("" when none was given)
@@ -56,6 +84,8 @@ struct Section {
   /// Empty when the profile recorded no metric; otherwise one per record, at
   /// the record's index.
   std::vector<RecordMetrics> metrics;
+  /// Empty unless the section was merged from another profile.
+  SectionOrigin origin;
 
   std::string_view name_of(const Record& r) const { return names[r.name]; }
   std::string_view kernel_of(const Record& r) const { return names[r.kernel]; }
@@ -65,15 +95,6 @@ struct Section {
   /// Sum of the depth-0 inclusive durations in seconds, added in completion
   /// order as the seed adds them.
   double total_seconds() const;
-};
-
-/// Where and when a profile was made.
-struct ProfileMetadata {
-  std::string tool;        ///< e.g. "passtiming 0.1.0"
-  std::string command;     ///< the command line of the profiled process
-  std::string host;        ///< host name
-  std::string start_time;  ///< ISO 8601, UTC
-  std::int64_t pid = 0;
 };
 
 /// A compile session: its sections in the order the contexts ran.

@@ -95,6 +95,9 @@ struct Settings {
   /// between them (the LLVM plugin), and an instrument used on its own
   /// rewrites its profile after each context.
   bool write_each_section = false;
+  /// Which compiler records (ProfileMetadata::source): set by the host,
+  /// never read from a setting.
+  std::string source;
 };
 
 /// The values a host was given as options, by setting (nullopt: not given);

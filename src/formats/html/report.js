@@ -663,14 +663,24 @@
       {title: 'Self share', key: (a) => a.self, cell: (a) => shareCell(a.self, selfTotal)},
     ];
     if (s.metrics) columns.push(...metricColumns(true));
-    const table = sortableTable(columns, [...byName.values()], {index: 3, ascending: false});
+    const initial = ranksByCpu(s) ? columns.findIndex((c) => c.title === 'CPU self (ms)') : 3;
+    const table = sortableTable(columns, [...byName.values()], {index: initial, ascending: false});
     table.firstChild.classList.add('aggregate');
     if (s.metrics) table.firstChild.classList.add('with-metrics');
     return table;
   }
 
+  /// Whether a section's tables rank by CPU time: when it was recorded.
+  /// Wall time also counts the waits for a processor (a parallel build, a
+  /// busy machine), which land in whichever pass was running; CPU time is
+  /// the work the pass did.
+  function ranksByCpu(s) { return recorded.has('cpu') && !!s.metrics; }
+
   function topTable(s, total, n) {
-    const top = s.records.slice().sort((a, b) => b[SELF] - a[SELF] || a[SEQ] - b[SEQ]).slice(0, n);
+    const cpuKey = (r) => keyOf(mv(r, 'cpu_self_ns'));
+    const order = ranksByCpu(s) ? (a, b) => cpuKey(b) - cpuKey(a) || b[SELF] - a[SELF] || a[SEQ] - b[SEQ]
+                                : (a, b) => b[SELF] - a[SELF] || a[SEQ] - b[SEQ];
+    const top = s.records.slice().sort(order).slice(0, n);
     const columns = [
       {title: '#', key: (x) => x.rank, cell: (x) => x.rank},
       {title: 'Pass', cls: 'name', numeric: false, key: (x) => s.names[x.r[NAME]], cell: (x) => s.names[x.r[NAME]]},
@@ -694,6 +704,14 @@
     const head = el('div', 'section-head');
     head.appendChild(el('h2', '', 'Section ' + (index + 1)));
     if (s.context) head.appendChild(el('span', 'context', s.context));
+    if (s.origin) {
+      // A merged section names the profile it came from and its process.
+      const from = s.origin.file || s.origin.command;
+      const where = [s.origin.host, s.origin.pid ? 'pid ' + s.origin.pid : ''].filter(Boolean).join(', ');
+      const origin = el('span', 'origin', 'from ' + from + (where ? ' (' + where + ')' : ''));
+      if (s.origin.command) origin.title = s.origin.command;
+      head.appendChild(origin);
+    }
     node.appendChild(head);
     const stats = el('div', 'stats');
     stats.append('Total ', el('b', '', duration(total)), ' \u00b7 ', el('b', '', s.records.length),
@@ -708,7 +726,8 @@
       const columns = el('div', s.metrics ? 'columns stacked' : 'columns');
       const left = el('div'), right = el('div');
       left.append(el('h3', '', 'By pass'), aggregateTable(s, total));
-      right.append(el('h3', '', 'Top ' + Math.min(data.top_n, s.records.length) + ' by self time'),
+      right.append(el('h3', '', 'Top ' + Math.min(data.top_n, s.records.length) +
+                      (ranksByCpu(s) ? ' by CPU self time' : ' by self time')),
                    topTable(s, total, data.top_n));
       columns.append(left, right);
       node.appendChild(columns);
@@ -818,6 +837,8 @@
       kind: table.classList.contains('aggregate') ? 'aggregate' : 'top',
       head: textOf(table.querySelectorAll('thead th')),
       rows: [...table.querySelectorAll('tbody tr')].map((tr) => textOf(tr.children))}));
+    result.sectionHeads = textOf(document.querySelectorAll('.pt-section .section-head'));
+    result.tableTitles = textOf(document.querySelectorAll('.pt-section h3'));
     result.unavailable = textOf(document.querySelectorAll('header .unavailable span'));
     result.colourSwitch = colourSwitchTest();
     const hovered = document.querySelector('.lane .bar:not(.merged)');

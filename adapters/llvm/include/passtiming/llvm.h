@@ -16,6 +16,7 @@
 /// the pass's own claim (LLVM's rule: a pass that changes nothing returns
 /// `PreservedAnalyses::all()`), not a comparison of the IR.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,10 +53,18 @@ namespace passtiming::llvm {
 ///     std::string text = timing.recorder().report();
 class PassTiming {
  public:
+  /// The context label of a pipeline, from the identifier of the module it
+  /// compiles (for clang, the source file as the command line names it).
+  using ModuleContext = std::function<std::string(std::string_view module_identifier)>;
+
   /// Records into `recorder` (a CompileSession's section), which it opens.
   /// Analyses run inside passes become records too (nested under the pass
   /// that asked for them) when its settings say record_analyses.
-  explicit PassTiming(std::shared_ptr<Recorder> recorder);
+  ///
+  /// With `module_context`, the section is labelled by the module the first
+  /// pass runs on, and opens at that pass rather than here: a plugin learns
+  /// which translation unit it times only from the IR.
+  explicit PassTiming(std::shared_ptr<Recorder> recorder, ModuleContext module_context = {});
   /// Records into a recorder of its own made from `settings`.
   explicit PassTiming(const Settings& settings = {},
                       std::shared_ptr<const Clock> clock = steady_clock());
@@ -87,7 +96,7 @@ class PassTiming {
   const Section& finish();
 
   /// True once an internal failure has stopped the timing.
-  bool stopped() const { return stopped_ && !finished_; }
+  bool stopped() const { return stopped_ && !finished_ && !module_context_; }
 
   /// The callbacks themselves, public for benchmarks and embedders that
   /// dispatch events their own way. `ir` is the `llvm::Any` LLVM passes.
@@ -107,6 +116,9 @@ class PassTiming {
 
  private:
   void stop(const char* what) noexcept;
+  /// The first pass of a pipeline labelled by its module: labels the
+  /// section and opens it. False when that fails (the timing then stops).
+  [[gnu::cold]] bool open_at_first_pass(const ::llvm::Any& ir) noexcept;
   /// The clock, read inline when it is the process's steady clock.
   Nanoseconds now() const noexcept { return steady_ ? SteadyClock::read() : clock_->now_ns(); }
   TimingStateMachine& state() noexcept { return *machine_; }
@@ -125,6 +137,9 @@ class PassTiming {
   const Clock* clock_;
   std::string scratch_label_;
   std::vector<std::string_view> scratch_symbols_;
+  /// Set until the first pass when the section is labelled by its module;
+  /// stopped_ is set meanwhile, so the callbacks test nothing more.
+  ModuleContext module_context_;
 };
 
 /// The kernel label of the IR unit an instrumentation callback receives:
@@ -139,6 +154,10 @@ std::string_view ir_unit_label(const ::llvm::Any& ir, std::string& scratch,
 /// pass, the Module, the MachineFunction. Null for a call-graph SCC, whose
 /// functions change as passes update the call graph, and for anything else.
 [[gnu::hot]] const void* ir_unit_identity(const ::llvm::Any& ir);
+
+/// The identifier of the module the IR unit belongs to (the unit's own for a
+/// Module); "" for a unit without one at hand (a call-graph SCC).
+std::string_view ir_module_identifier(const ::llvm::Any& ir);
 
 /// The size of the IR unit an instrumentation callback receives, for metric
 /// `ir`: the instructions of a Function, of a Loop's function, of a Module
