@@ -66,6 +66,19 @@ TEST(CliSummaryTest, ByKernelJsonWithTopAndThreshold) {
   EXPECT_NE(text.find("(3 pass rows not shown)"), std::string::npos) << text;
 }
 
+TEST(CliSummaryTest, ByPassAndKernelHasAColumnPerKey) {
+  TwoProfiles p;
+  auto r = run_tool({"summary", "--by", "pass,kernel", p.fast, p.slow});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, golden("profile/summary_by_pass_kernel.txt"));
+  r = run_tool({"summary", "--by", "pass,pass", p.fast});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("'pass,pass' is not a grouping: pass, kernel, context or file, or several "
+                       "of them joined by commas, each once"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CliSummaryTest, ReadsEventLogsToo) {
   ScratchDir dir;
   const Settings outputs = testing::output_settings("", dir.file("e.jsonl"));
