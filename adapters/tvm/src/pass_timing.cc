@@ -16,6 +16,7 @@
 #include "passtiming/engine/metrics.h"
 #include "passtiming/tvm.h"
 #include "remembered_label.h"
+#include "remembered_name.h"
 
 namespace passtiming::tvm {
 namespace ffi = ::tvm::ffi;
@@ -25,17 +26,10 @@ constexpr const char* kConstructor = "instrument.PassInstrument";
 
 /// A pass name as the sink takes it: the PassInfo's `name`, or "" when the
 /// host passed something else (the sink then records an unnamed pass rather
-/// than failing the compile).
-ffi::String name_of(const ffi::PackedArgs& args) noexcept {
-  try {
-    if (args.size() > 1) return pass_name(args[1]);
-  } catch (...) {
-  }
-  return ffi::String();
-}
-
-std::string_view view(const ffi::String& text) {
-  return {text.data(), text.size()};
+/// than failing the compile). Valid until the next name is read on this
+/// thread.
+std::string_view name_of(const ffi::PackedArgs& args) noexcept {
+  return args.size() > 1 ? detail::remembered_pass_name(args[1]) : std::string_view();
 }
 
 /// The structural hash of the module before each running pass, innermost
@@ -102,32 +96,34 @@ ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::
   auto enter = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
     drop_hash_frames(events.get());
     detail::forget_remembered_label();
+    detail::forget_remembered_names();
     events->enter_pass_ctx();
   });
   auto exit = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
     events->exit_pass_ctx();
     drop_hash_frames(events.get());
     detail::forget_remembered_label();
+    detail::forget_remembered_names();
   });
   auto before = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
     // Name, label and IR size are read before the sink reads the clock.
-    const ffi::String pass = name_of(args);
+    const std::string_view pass = name_of(args);
     const std::string_view kernel =
         args.size() > 0 ? detail::remembered_kernel_label(args[0]) : std::string_view();
     if (events->records_ir_size()) [[unlikely]] {
       note_ir_before(*events, args);
     }
-    events->run_before_pass(view(pass), kernel);
+    events->run_before_pass(pass, kernel);
   });
   auto after = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
-    const ffi::String pass = name_of(args);
+    const std::string_view pass = name_of(args);
     if (events->records_ir_size()) [[unlikely]] {
       // The sink reads the clock, then has the module measured.
       AfterPass measure{events.get(), args.size() > 0 ? args[0] : ffi::AnyView()};
-      events->run_after_pass_counting_ir(view(pass), &AfterPass::count, &measure);
+      events->run_after_pass_counting_ir(pass, &AfterPass::count, &measure);
       return;
     }
-    events->run_after_pass(view(pass));
+    events->run_after_pass(pass);
   });
   ffi::Any instrument =
       (*constructor)(ffi::String(std::string(name)), enter, exit, ffi::Any(), before, after);

@@ -198,6 +198,33 @@ def test_python_module_pass_with_unusual_name_and_real_duration(recorder):
     assert isinstance(record, PassTimingRecord)
 
 
+def test_pass_names_of_every_length_nested_and_repeated(recorder):
+    """The instrument remembers a pass's name by its PassInfo: short and long
+    names, a pass run twice, nested Sequentials, and the same pipeline in a
+    second context all read as TVM runs them."""
+    names = ["a", "x" * 94, "y" * 95, "z" * 400, "Pässe \u6f22"]
+
+    def named(name):
+        @tvm.transform.module_pass(opt_level=0, name=name)
+        def identity(mod, _ctx):
+            return mod
+
+        return identity
+
+    passes = [named(n) for n in names]
+    inner = tvm.transform.Sequential(passes[1:3], name="Inner")
+    pipeline = [passes[0], inner, passes[3], passes[0], passes[4], inner]
+    timing = TileLangPassTimingInstrument()
+    for _ in range(2):
+        run([timing.instrument, recorder], [tvm.transform.Sequential(pipeline, name="Outer")],
+            tir_module())
+        assert observed(timing) == recorder.passes
+        assert [r.name for r in timing.records] == [
+            "Outer", "a", "Inner", names[1], names[2], names[3], "a", names[4], "Inner",
+            names[1], names[2]]
+        recorder.passes.clear()
+
+
 def test_many_functions_and_many_passes(recorder):
     """A module of 50 PrimFuncs through 100 real passes: labels and order hold."""
     mod = ir_module(*[(f"gv{i}", prim_func(f"kernel_{i:02d}")) for i in range(50)])
