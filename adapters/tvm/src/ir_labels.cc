@@ -149,8 +149,31 @@ std::string kernel_label(ffi::AnyView mod) noexcept {
 
 namespace detail {
 
+namespace {
+
+/// The remembered symbol when `mod` is one function whose attribute
+/// dictionary is the remembered one, read through borrowed pointers: no
+/// getter is called and no reference taken, which is most of what a label
+/// costs. Null otherwise.
+const std::string* symbol_of_remembered_attrs(ffi::AnyView mod) {
+  if (remembered.attrs == nullptr || !remembered.symbol) return nullptr;
+  const std::optional<const ffi::Object*> functions = kFunctions.borrow(mod.as<ffi::Object>());
+  if (!functions || *functions == nullptr ||
+      (*functions)->type_index() != ffi::TypeIndex::kTVMFFIMap) {
+    return nullptr;
+  }
+  const auto* map = static_cast<const ffi::MapObj*>(*functions);
+  if (map->size() != 1) return nullptr;
+  const ffi::Object* function = map->begin()->second.as<ffi::Object>();
+  const std::optional<const ffi::Object*> attrs = kAttrs.borrow(function);
+  return attrs && *attrs == remembered.attrs ? &*remembered.symbol : nullptr;
+}
+
+}  // namespace
+
 std::string_view remembered_kernel_label(ffi::AnyView mod) noexcept {
   try {
+    if (const std::string* symbol = symbol_of_remembered_attrs(mod)) return *symbol;
     ffi::Any functions = kFunctions.read(mod.as<ffi::Object>());
     const auto* map = functions.as<ffi::MapObj>();
     if (map != nullptr && map->size() == 1) {

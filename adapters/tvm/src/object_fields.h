@@ -11,6 +11,7 @@
 #include <tvm/ffi/object.h>
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace passtiming::tvm::detail {
@@ -29,9 +30,21 @@ class FieldReader {
   /// of this name. Throws tvm::ffi::Error when the field's getter fails.
   ::tvm::ffi::Any read(const ::tvm::ffi::Object* object) const;
 
+  /// The object the field holds, borrowed: read from the field's storage
+  /// without calling its getter or taking a reference, so valid while
+  /// `object` lives and the field is not assigned. Null when the field holds
+  /// none. Nullopt when that storage is not known to be one object pointer
+  /// (an unknown type, a value that is not an object, a getter that makes
+  /// its value): read() then. Whether a type's field may be borrowed is
+  /// learnt, per thread, by comparing the storage with the getter's value
+  /// the first time it holds an object. Throws as read() does.
+  std::optional<const ::tvm::ffi::Object*> borrow(const ::tvm::ffi::Object* object) const;
+
  private:
-  /// The field of this name in the type `type_index` or its ancestors.
-  const TVMFFIFieldInfo* find(std::int32_t type_index) const;
+  struct Remembered;
+  /// The remembered slot of this field in the type `type_index` or its
+  /// ancestors (its `field` null when there is none).
+  Remembered& find(std::int32_t type_index) const;
 
   std::string_view name_;
 };

@@ -225,6 +225,61 @@ def test_pass_names_of_every_length_nested_and_repeated(recorder):
         recorder.passes.clear()
 
 
+def test_labels_follow_the_module_as_passes_change_it(recorder):
+    """The instrument remembers a label by the function's attribute
+    dictionary: passes that rename the function, keep its attributes while
+    rewriting its body, drop its symbol, add a function or remove one, each
+    in one context, give the labels the seed computes before each pass."""
+
+    def module_pass(name, change):
+        @tvm.transform.module_pass(opt_level=0, name=name)
+        def rewrite(mod, _ctx):
+            return change(mod)
+
+        return rewrite
+
+    def only(mod):
+        ((gv, func),) = mod.functions.items()
+        return gv, func
+
+    def rename(mod):
+        gv, func = only(mod)
+        return ir_module((gv.name_hint, func.with_attr("global_symbol", "renamed")))
+
+    def new_body(mod):
+        gv, func = only(mod)
+        body = tirx.PrimFunc(func.params, func.body, attrs=func.attrs)  # the same DictAttrs
+        return ir_module((gv.name_hint, body))
+
+    def drop_symbol(mod):
+        gv, func = only(mod)
+        return ir_module(("hinted", func.without_attr("global_symbol")))
+
+    def add_one_more(mod):
+        ((gv, func),) = mod.functions.items()
+        return ir_module((gv.name_hint, func), ("extra", prim_func("extra")))
+
+    def keep_first(mod):
+        items = sorted(mod.functions.items(), key=lambda kv: kv[0].name_hint)
+        gv, func = items[-1]
+        return ir_module((gv.name_hint, func))
+
+    passes = [
+        module_pass("Rename", rename),
+        module_pass("NewBody", new_body),
+        module_pass("Keep", lambda mod: mod),
+        module_pass("DropSymbol", drop_symbol),
+        module_pass("AddOne", add_one_more),
+        module_pass("KeepOne", keep_first),
+        module_pass("Last", lambda mod: mod),
+    ]
+    timing = TileLangPassTimingInstrument()
+    run([timing.instrument, recorder], passes, tir_module())
+    assert observed(timing) == recorder.passes
+    assert [r.kernel for r in timing.records] == [
+        "add_one", "renamed", "renamed", "renamed", "hinted", "hinted +1 more", "hinted"]
+
+
 def test_many_functions_and_many_passes(recorder):
     """A module of 50 PrimFuncs through 100 real passes: labels and order hold."""
     mod = ir_module(*[(f"gv{i}", prim_func(f"kernel_{i:02d}")) for i in range(50)])
