@@ -16,6 +16,7 @@
 
 #include "browser/sample_profiles.h"
 #include "cli_test_support.h"
+#include "clickhouse_client.h"
 #include "passtiming/formats/fleet.h"
 #include "passtiming/formats/profile_json.h"
 
@@ -147,6 +148,35 @@ TEST_F(CliPushTest, ARefusedConnectionStopsWithStatus3NamingTheUrl) {
       << r.err;
   EXPECT_NE(r.err.find("(" + url + ")"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliPushTest, CredentialsNeverAppearInAMessage) {
+  const std::string port = std::to_string(closed_port());
+  const std::string url = "http://pusher:s3cr3t-pw@127.0.0.1:" + port +
+                          "/?user=pusher&password=hunter2&Access_Token=tok42&database=ci";
+  const auto r = testing::run_tool({"push", profile_, "--clickhouse", url, "--retries", "0"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  for (const char* secret : {"s3cr3t-pw", "hunter2", "tok42"}) {
+    EXPECT_EQ(r.err.find(secret), std::string::npos) << secret << ": " << r.err;
+  }
+  EXPECT_NE(r.err.find("(http://pusher:***@127.0.0.1:" + port +
+                       "/?user=pusher&password=***&Access_Token=***&database=ci)"),
+            std::string::npos)
+      << r.err;
+  // A URL of another scheme is refused without showing its password either.
+  const auto refused =
+      testing::run_tool({"push", profile_, "--clickhouse", "ftp://u:s3cr3t-pw@host/"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_EQ(refused.err.find("s3cr3t-pw"), std::string::npos) << refused.err;
+}
+
+TEST(RedactedUrlTest, OnlyTheSecretsAreHidden) {
+  EXPECT_EQ(cli::redacted_url("http://127.0.0.1:8123/?database=x"),
+            "http://127.0.0.1:8123/?database=x");
+  EXPECT_EQ(cli::redacted_url("https://u:p@h/db?key=1&keyword=2&k=3&pwd"),
+            "https://u:***@h/db?key=***&keyword=***&k=3&pwd");
+  EXPECT_EQ(cli::redacted_url("http://u@h/"), "http://u@h/");
+  EXPECT_EQ(cli::redacted_url("not a url"), "<the --clickhouse URL>");
 }
 
 }  // namespace

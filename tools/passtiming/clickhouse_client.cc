@@ -2,8 +2,10 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 namespace passtiming::cli {
@@ -42,7 +44,76 @@ std::string url_with(CURL* curl, const std::string& base, std::string_view query
   return url;
 }
 
+/// Whether a query parameter of this name holds a secret.
+bool secret_parameter(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view word : {"password", "passwd", "pwd", "token", "key", "secret"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// `query` with the values of its secret parameters replaced by `***`.
+std::string redacted_query(std::string_view query) {
+  std::string out;
+  while (true) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const std::size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && secret_parameter(pair.substr(0, eq))) {
+      out.append(pair.substr(0, eq + 1));
+      out += "***";
+    } else {
+      out.append(pair);
+    }
+    if (amp == std::string_view::npos) break;
+    out += '&';
+    query.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
+/// A curl_url_get() part, or nullopt when the URL has none.
+std::optional<std::string> url_part(CURLU* url, CURLUPart part) {
+  char* text = nullptr;
+  if (curl_url_get(url, part, &text, 0) != CURLUE_OK || text == nullptr) return std::nullopt;
+  std::string value(text);
+  curl_free(text);
+  return value;
+}
+
 }  // namespace
+
+std::string redacted_url(const std::string& url) {
+  constexpr const char* kUnparsed = "<the --clickhouse URL>";
+  // libcurl's URL parser, the one that sends the requests, says what the
+  // password and the query are.
+  CURLU* parsed = curl_url();
+  if (parsed == nullptr) return kUnparsed;
+  std::string shown = kUnparsed;
+  if (curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    bool ok = true, changed = false;
+    if (url_part(parsed, CURLUPART_PASSWORD)) {
+      ok = curl_url_set(parsed, CURLUPART_PASSWORD, "***", 0) == CURLUE_OK;
+      changed = true;
+    }
+    if (const std::optional<std::string> query = url_part(parsed, CURLUPART_QUERY)) {
+      const std::string redacted = redacted_query(*query);
+      ok = ok && curl_url_set(parsed, CURLUPART_QUERY, redacted.c_str(), 0) == CURLUE_OK;
+      changed = changed || redacted != *query;
+    }
+    // Without a secret the URL is shown as given, not as libcurl writes it.
+    if (!changed) {
+      shown = url;
+    } else if (const std::optional<std::string> whole = url_part(parsed, CURLUPART_URL);
+               ok && whole) {
+      shown = *whole;
+    }
+  }
+  curl_url_cleanup(parsed);
+  return shown;
+}
 
 std::string HttpReply::message() const {
   if (!transported) return error;
@@ -55,6 +126,7 @@ std::string HttpReply::message() const {
 
 ClickHouseHttp::ClickHouseHttp(std::string url, double timeout_s)
     : url_(std::move(url)),
+      shown_url_(redacted_url(url_)),
       timeout_ms_(std::max(1L, std::lround(timeout_s * 1000.0))),
       curl_(nullptr),
       headers_(nullptr) {

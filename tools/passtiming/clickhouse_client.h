@@ -46,10 +46,12 @@ class ClickHouseHttp {
   /// while the first runs).
   HttpReply post(std::string_view query, std::string_view body, std::string_view query_id = {});
 
-  const std::string& url() const { return url_; }
+  /// The URL as messages may show it: redacted_url().
+  const std::string& url() const { return shown_url_; }
 
  private:
   std::string url_;
+  std::string shown_url_;
   long timeout_ms_;
   void* curl_;     ///< CURL*, kept for its connection
   void* headers_;  ///< curl_slist*
@@ -57,5 +59,13 @@ class ClickHouseHttp {
 
 /// `text` as a ClickHouse string literal: quoted, with `\` and `'` escaped.
 std::string sql_string(std::string_view text);
+
+/// `url` with its secrets replaced by `***`: the password of its user
+/// information (`user:***@host`) and the values of query parameters whose
+/// names say they are secret (password, token, key, secret, in any case
+/// and as part of a longer name: `password`, `access_token`). What cannot be
+/// parsed as a URL is shown as `<the --clickhouse URL>`. For every message
+/// that names the server: CI logs keep them.
+std::string redacted_url(const std::string& url);
 
 }  // namespace passtiming::cli

@@ -499,8 +499,9 @@ int push(const Options& options) {
   if (options.inputs.empty()) return input_failure("passtiming push: no FILE given");
   if (options.url.empty()) return input_failure("passtiming push: --clickhouse URL is required");
   if (!options.url.starts_with("http://") && !options.url.starts_with("https://")) {
-    return input_failure(fmt::format(
-        "passtiming push: --clickhouse '{}': expected an http:// or https:// URL", options.url));
+    return input_failure(
+        fmt::format("passtiming push: --clickhouse '{}': expected an http:// or https:// URL",
+                    redacted_url(options.url)));
   }
   double timeout_s = 0;
   if (!parse_number_option(options.timeout_s, "--timeout-s", timeout_s)) return kExitUsage;
