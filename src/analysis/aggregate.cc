@@ -166,6 +166,10 @@ std::string_view group_key_value(const Section& s, const Record& r, GroupKey key
   return {};
 }
 
+std::string group_key_text(const Section& s, const Record& r, GroupBy by, std::string_view file) {
+  return joined(key_values(s, r, by, file));
+}
+
 std::size_t Aggregator::group_index(const Section& s, const Record& r, std::string_view file) {
   std::vector<std::string> values = key_values(s, r, by_, file);
   auto [it, added] = index_.try_emplace(encoded(values), groups_.size());
@@ -247,7 +251,7 @@ std::unordered_map<std::string, GroupTotals> totals_by_group(const Profile& prof
   std::unordered_map<std::string, GroupTotals> totals;
   for (const Section& s : profile.sections) {
     for (const Record& r : s.records) {
-      GroupTotals& t = totals[joined(key_values(s, r, by, {}))];
+      GroupTotals& t = totals[group_key_text(s, r, by, {})];
       t.self_ns += r.self_ns;
       ++t.executions;
     }

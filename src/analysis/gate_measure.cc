@@ -14,13 +14,7 @@ std::unordered_map<std::string, double> measure_by_group(const Profile& profile,
   for (const Section& s : profile.sections) {
     for (std::size_t i = 0; i < s.records.size(); ++i) {
       const Record& r = s.records[i];
-      // As totals_by_group() keys a group: the values joined by " | ".
-      std::string key;
-      for (std::size_t k = 0; k < by.keys().size(); ++k) {
-        if (k) key += " | ";
-        key += group_key_value(s, r, by.keys()[k], {});
-      }
-      double& sum = sums[key];
+      double& sum = sums[group_key_text(s, r, by, {})];
       if (const std::optional<double> v = record_measure(s, i, measure)) sum += *v;
     }
   }

@@ -62,13 +62,7 @@ void append_string(std::string& out, std::string_view text) {
 void append_section(std::string& out, const Section& section) {
   out += "{\"context\":";
   append_string(out, section.context);
-  if (!section.origin.empty()) {
-    out += ",\"origin\":{\"file\":";
-    append_string(out, section.origin.file);
-    out += ',';
-    detail::append_metadata_members(out, section.origin.metadata, &append_string);
-    out += '}';
-  }
+  detail::append_origin_member(out, section.origin, &append_string);
   fmt::format_to(std::back_inserter(out), ",\"skipped\":{},\"threads\":[", section.skipped);
   for (std::size_t i = 0; i < section.threads.size(); ++i) {
     if (i) out.push_back(',');

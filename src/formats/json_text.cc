@@ -127,6 +127,18 @@ void append_metadata_members(std::string& out, const ProfileMetadata& m,
   }
 }
 
+void append_origin_member(std::string& out, const SectionOrigin& origin,
+                          void (*append_string)(std::string&, std::string_view)) {
+  // Only a merged section has one: a recorded profile's files are
+  // unchanged.
+  if (origin.empty()) return;
+  out += ",\"origin\":{\"file\":";
+  append_string(out, origin.file);
+  out += ',';
+  append_metadata_members(out, origin.metadata, append_string);
+  out += '}';
+}
+
 std::size_t find_invalid_utf8(std::string_view text) noexcept {
   const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = begin + text.size();

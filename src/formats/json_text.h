@@ -34,6 +34,12 @@ void append_metadata_members(std::string& out, const ProfileMetadata& m,
                              void (*append_string)(std::string&,
                                                    std::string_view) = &append_json_string);
 
+/// Appends `,"origin":{"file":…,` + the metadata members `}` of a merged
+/// section (docs/profile-format.md); nothing for a section as recorded.
+void append_origin_member(std::string& out, const SectionOrigin& origin,
+                          void (*append_string)(std::string&,
+                                                std::string_view) = &append_json_string);
+
 /// Offset of the first byte of `text` that is not part of valid UTF-8, or
 /// npos when all of it is valid.
 std::size_t find_invalid_utf8(std::string_view text) noexcept;

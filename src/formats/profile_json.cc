@@ -109,15 +109,7 @@ void flush_full_piece(std::string& out, const TextSink* sink) {
 void write_section(std::string& out, const Section& s, const TextSink* sink) {
   out += "{\"context\":";
   detail::append_json_string(out, s.context);
-  if (!s.origin.empty()) {
-    // Only a merged section has one: a recorded profile's files are
-    // unchanged.
-    out += ",\"origin\":{\"file\":";
-    detail::append_json_string(out, s.origin.file);
-    out += ',';
-    detail::append_metadata_members(out, s.origin.metadata);
-    out += '}';
-  }
+  detail::append_origin_member(out, s.origin);
   fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"skipped\":{},\"threads\":["), s.skipped);
   for (std::size_t i = 0; i < s.threads.size(); ++i) {
     if (i) out += ',';

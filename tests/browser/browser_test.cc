@@ -167,6 +167,13 @@ const BrowserRun& pipeline_run() {
   return run;
 }
 
+/// The page of a profile of `section` alone, opened.
+BrowserRun open_section(Section section) {
+  Profile profile;
+  profile.sections.push_back(std::move(section));
+  return open_in_chromium(render_html_report(profile));
+}
+
 TEST(BrowserTest, PipelineReportRendersOneBarPerRecordAndWidthsAddUp) {
   const Profile profile = pipeline_profile();
   const BrowserRun& run = pipeline_run();
@@ -379,9 +386,7 @@ TEST(BrowserTest, ThreadsGetLanesScaledToTheLongestThread) {
   sm.begin(kMilli, {"worker", "k", 2});  // the second thread's pass takes half as long
   sm.end(3 * kMilli, {"worker", 2});
   sm.exit(4 * kMilli);
-  Profile profile;
-  profile.sections.push_back(sm.take_section());
-  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  const BrowserRun run = open_section(sm.take_section());
   ASSERT_FALSE(run.selftest.is_null());
   const Json& t = run.selftest;
   expect_consistent_layout(t, 3);
@@ -412,9 +417,7 @@ TEST(BrowserTest, PipelinesForkedOntoWorkerThreadsAreDrawnInTheirLanes) {
   }
   sm.end(5 * kMilli, {"adaptor", 1});
   sm.exit(5 * kMilli);
-  Profile profile;
-  profile.sections.push_back(sm.take_section());
-  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  const BrowserRun run = open_section(sm.take_section());
   ASSERT_FALSE(run.selftest.is_null());
   const Json& t = run.selftest;
   expect_consistent_layout(t, 7);

@@ -153,17 +153,16 @@ Action add_summary_command(CLI::App& app) {
     try {
       std::size_t index = 0;
       for_each_profile(options->inputs, [&](Profile&& profile) {
+        const std::string_view file =
+            index < options->inputs.size() ? std::string_view(options->inputs[index]) : "-";
+        ++index;
         if (cpu_agg && !profile_has_measure(profile, Measure::cpu)) cpu_agg.reset();
         if (!profile_has_measure(profile, measure)) {
           throw std::runtime_error(fmt::format(
               "passtiming summary: {} did not record the metric '{}' that --measure {} needs "
               "(record it with PASSTIMING_METRICS={})",
-              index < options->inputs.size() ? options->inputs[index] : std::string("-"),
-              measure_name(measure), measure_name(measure), measure_name(measure)));
+              file, measure_name(measure), measure_name(measure), measure_name(measure)));
         }
-        const std::string_view file =
-            index < options->inputs.size() ? std::string_view(options->inputs[index]) : "-";
-        ++index;
         wall_agg.add(profile, file);
         if (cpu_agg) cpu_agg->add(profile, file);
         if (measure == Measure::wall) wall_and_cpu.add(profile);

@@ -2,7 +2,6 @@
 
 #include <tvm/ffi/string.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 

@@ -64,6 +64,9 @@ std::string_view group_key_name(GroupKey key);
 /// file `file` ("" when unknown).
 std::string_view group_key_value(const Section& s, const Record& r, GroupKey key,
                                  std::string_view file);
+/// The key of `r`'s group as text: its one value, or the values of the keys
+/// of `by` joined by " | " (AggregateRow::key).
+std::string group_key_text(const Section& s, const Record& r, GroupBy by, std::string_view file);
 
 /// One group's figures, in the aggregator's measure (wall time unless asked
 /// otherwise; the `_ns` fields then hold that measure's values, in its

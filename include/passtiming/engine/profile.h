@@ -57,6 +57,8 @@ struct ProfileMetadata {
   /// TVM sources, whose profiles have always been unmarked. It picks the
   /// report's style (report.h).
   std::string source;
+
+  friend bool operator==(const ProfileMetadata&, const ProfileMetadata&) = default;
 };
 
 /// Which recorded profile a section comes from, when that is not the profile
@@ -67,11 +69,7 @@ struct SectionOrigin {
   std::string file;          ///< the profile file the section was read from
   ProfileMetadata metadata;  ///< that profile's metadata
 
-  bool empty() const {
-    return file.empty() && metadata.tool.empty() && metadata.command.empty() &&
-           metadata.host.empty() && metadata.start_time.empty() && metadata.pid == 0 &&
-           metadata.source.empty();
-  }
+  bool empty() const { return file.empty() && metadata == ProfileMetadata{}; }
 };
 
 /// The records of one PassContext.
