@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "object_fields.h"
+#include "pass_name_view.h"
 #include "passtiming/engine/kernel_label.h"
 #include "passtiming/tvm.h"
 #include "remembered_label.h"
@@ -148,6 +149,20 @@ std::string kernel_label(ffi::AnyView mod) noexcept {
 }
 
 namespace detail {
+
+std::string_view pass_name_view(ffi::AnyView info) noexcept {
+  try {
+    const ffi::Object* object = info.as<ffi::Object>();
+    if (std::optional<std::string_view> text = kName.borrow_text(object)) return *text;
+    if (object == nullptr) return {};
+    thread_local std::string copy;
+    const ffi::String name = pass_name(info);
+    copy.assign(name.data(), name.size());
+    return copy;
+  } catch (...) {
+    return {};
+  }
+}
 
 namespace {
 

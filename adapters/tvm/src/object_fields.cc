@@ -1,5 +1,7 @@
 #include "object_fields.h"
 
+#include <tvm/ffi/string.h>
+
 namespace passtiming::tvm::detail {
 namespace {
 
@@ -13,29 +15,31 @@ const TVMFFIFieldInfo* own_field(const TVMFFITypeInfo* type, std::string_view na
 
 }  // namespace
 
-/// A slot per thread, shared by the readers that hash to it: type infos are
-/// never freed, so a remembered pointer stays valid, and threads never share
-/// a slot.
+/// One type's field, immutable once published but for `borrow`, which
+/// any thread may learn (each learns the same answer).
 struct FieldReader::Remembered {
-  /// Whether the field's storage is the object its getter gives.
+  /// Whether the field's storage is the value its getter gives.
   enum class Borrow : std::uint8_t { unknown, yes, no };
-  const FieldReader* reader = nullptr;
-  std::int32_t type_index = -1;
-  const TVMFFIFieldInfo* field = nullptr;
-  Borrow borrow = Borrow::unknown;
+  std::int32_t type_index;
+  const TVMFFIFieldInfo* field;  ///< type infos are never freed
+  Remembered* next;
+  std::atomic<Borrow> borrow{Borrow::unknown};
 };
 
 FieldReader::Remembered& FieldReader::find(std::int32_t type_index) const {
-  // Direct-mapped by a Fibonacci hash of the reader's address: readers
-  // defined side by side (every read of a kernel label uses four) land in
-  // different slots, so a pipeline's reads all hit once each type is seen.
-  constexpr unsigned kSlotBits = 4;
-  thread_local Remembered remembered[1u << kSlotBits];
-  const auto key =
-      static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(this) / sizeof(FieldReader));
-  Remembered& slot = remembered[(key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
-  if (slot.reader == this && slot.type_index == type_index) return slot;
+  Remembered* last = last_.load(std::memory_order_acquire);
+  if (last != nullptr && last->type_index == type_index) [[likely]]
+    return *last;
+  return find_slow(type_index);
+}
 
+FieldReader::Remembered& FieldReader::find_slow(std::int32_t type_index) const {
+  for (Remembered* r = learnt_.load(std::memory_order_acquire); r != nullptr; r = r->next) {
+    if (r->type_index == type_index) {
+      last_.store(r, std::memory_order_release);
+      return *r;
+    }
+  }
   const TVMFFITypeInfo* type = TVMFFIGetTypeInfo(type_index);
   const TVMFFIFieldInfo* field = nullptr;
   if (type != nullptr) {
@@ -45,8 +49,14 @@ FieldReader::Remembered& FieldReader::find(std::int32_t type_index) const {
       field = own_field(type->type_ancestors[depth], name_);
     }
   }
-  slot = {this, type_index, field, Remembered::Borrow::unknown};
-  return slot;
+  // Two threads learning one type at once both publish it; the list keeps
+  // both, which costs a node and nothing else.
+  auto* learnt = new Remembered{type_index, field, learnt_.load(std::memory_order_relaxed)};
+  while (!learnt_.compare_exchange_weak(learnt->next, learnt, std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+  }
+  last_.store(learnt, std::memory_order_release);
+  return *learnt;
 }
 
 namespace {
@@ -73,18 +83,62 @@ std::optional<const ::tvm::ffi::Object*> FieldReader::borrow(
   Remembered& slot = find(object->type_index());
   if (slot.field == nullptr || slot.field->getter == nullptr) return std::nullopt;
   using Borrow = Remembered::Borrow;
-  if (slot.borrow == Borrow::no) return std::nullopt;
+  const Borrow known = slot.borrow.load(std::memory_order_relaxed);
+  if (known == Borrow::no) return std::nullopt;
   // An object reference is one pointer to the object; read it in place.
   const auto* stored = *reinterpret_cast<const ::tvm::ffi::Object* const*>(
       reinterpret_cast<const char*>(object) + slot.field->offset);
-  if (slot.borrow == Borrow::yes) return stored;
+  if (known == Borrow::yes) return stored;
   // Not known yet: the getter's value tells, once it is an object.
   const ::tvm::ffi::Any value = get(*slot.field, object);
   const ::tvm::ffi::Object* given = value.as<::tvm::ffi::Object>();
   if (given == nullptr) return std::nullopt;
-  slot.borrow = given == stored ? Borrow::yes : Borrow::no;
-  if (slot.borrow == Borrow::no) return std::nullopt;
+  slot.borrow.store(given == stored ? Borrow::yes : Borrow::no, std::memory_order_relaxed);
+  if (given != stored) return std::nullopt;
   return stored;
+}
+
+namespace {
+
+/// The text of a string held in a tagged cell, the layout of both a String
+/// and an Any: the short text inline, or a string object. Nullopt when the
+/// cell holds something else.
+std::optional<std::string_view> cell_text(const TVMFFIAny& cell) {
+  if (cell.type_index == ::tvm::ffi::TypeIndex::kTVMFFISmallStr) {
+    return std::string_view(cell.v_bytes, cell.small_str_len);
+  }
+  if (cell.type_index == ::tvm::ffi::TypeIndex::kTVMFFIStr) {
+    const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(cell.v_obj);
+    return std::string_view(bytes->data, bytes->size);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string_view> FieldReader::borrow_text(const ::tvm::ffi::Object* object) const {
+  if (object == nullptr) return std::nullopt;
+  Remembered& slot = find(object->type_index());
+  if (slot.field == nullptr || slot.field->getter == nullptr) return std::nullopt;
+  using Borrow = Remembered::Borrow;
+  const Borrow known = slot.borrow.load(std::memory_order_relaxed);
+  if (known == Borrow::no) return std::nullopt;
+  // A String, and an Any, is one tagged cell; the tag is checked at every
+  // read, so a cell that holds something else is never taken for text.
+  const std::optional<std::string_view> text = cell_text(*reinterpret_cast<const TVMFFIAny*>(
+      reinterpret_cast<const char*>(object) + slot.field->offset));
+  if (!text || known == Borrow::yes) return text;
+  // Not known yet: the getter's value tells. A string object must be the
+  // very one stored (its bytes at the same address); short inline text,
+  // equal.
+  const ::tvm::ffi::Any value = get(*slot.field, object);
+  const std::optional<::tvm::ffi::String> given = value.try_cast<::tvm::ffi::String>();
+  const bool same = given && (given->data() == text->data() ||
+                              (text->size() < sizeof(TVMFFIAny{}.v_bytes) &&
+                               std::string_view(given->data(), given->size()) == *text));
+  slot.borrow.store(same ? Borrow::yes : Borrow::no, std::memory_order_relaxed);
+  if (!same) return std::nullopt;
+  return text;
 }
 
 }  // namespace passtiming::tvm::detail

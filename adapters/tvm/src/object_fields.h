@@ -10,15 +10,15 @@
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/object.h>
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace passtiming::tvm::detail {
 
-/// One field name, looked up per object type and remembered per thread for
-/// the last type seen (a pass pipeline shows the same few types again and
-/// again).
+/// One field name, looked up once per object type and remembered for the
+/// process (a pass pipeline shows the same few types again and again).
 ///
 ///     static const FieldReader name("name");
 ///     tvm::ffi::Any value = name.read(pass_info);
@@ -36,17 +36,34 @@ class FieldReader {
   /// none. Nullopt when that storage is not known to be one object pointer
   /// (an unknown type, a value that is not an object, a getter that makes
   /// its value): read() then. Whether a type's field may be borrowed is
-  /// learnt, per thread, by comparing the storage with the getter's value
-  /// the first time it holds an object. Throws as read() does.
+  /// learnt by comparing the storage with the getter's value the first time
+  /// it holds an object. Throws as read() does.
   std::optional<const ::tvm::ffi::Object*> borrow(const ::tvm::ffi::Object* object) const;
+
+  /// The text of a string field, read from the field's storage without
+  /// calling its getter or taking a reference: valid while `object` lives
+  /// and the field is not assigned. Nullopt when the storage does not hold a
+  /// string now, or is not known to be the field's value (read() then);
+  /// whether it is, is learnt as borrow() learns it, by comparing
+  /// the storage with the getter's value the first time it holds text.
+  /// Throws as read() does.
+  std::optional<std::string_view> borrow_text(const ::tvm::ffi::Object* object) const;
 
  private:
   struct Remembered;
-  /// The remembered slot of this field in the type `type_index` or its
+  /// What is remembered of this field in the type `type_index` or its
   /// ancestors (its `field` null when there is none).
   Remembered& find(std::int32_t type_index) const;
+  /// find() past the last type: looks the type up, or learns it.
+  Remembered& find_slow(std::int32_t type_index) const;
 
   std::string_view name_;
+  /// The types learnt, newest first, never freed: a reader is a static, and
+  /// a process shows a bounded set of types. Written under a lock, read
+  /// without one.
+  mutable std::atomic<Remembered*> learnt_{nullptr};
+  /// The type of the last read, so that a run of one type costs one load.
+  mutable std::atomic<Remembered*> last_{nullptr};
 };
 
 }  // namespace passtiming::tvm::detail

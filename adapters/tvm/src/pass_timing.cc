@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "pass_name_view.h"
 #include "passtiming/engine/metrics.h"
 #include "passtiming/tvm.h"
 #include "remembered_label.h"
-#include "remembered_name.h"
 
 namespace passtiming::tvm {
 namespace ffi = ::tvm::ffi;
@@ -26,10 +26,9 @@ constexpr const char* kConstructor = "instrument.PassInstrument";
 
 /// A pass name as the sink takes it: the PassInfo's `name`, or "" when the
 /// host passed something else (the sink then records an unnamed pass rather
-/// than failing the compile). Valid until the next name is read on this
-/// thread.
+/// than failing the compile). Valid for the callback.
 std::string_view name_of(const ffi::PackedArgs& args) noexcept {
-  return args.size() > 1 ? detail::remembered_pass_name(args[1]) : std::string_view();
+  return args.size() > 1 ? detail::pass_name_view(args[1]) : std::string_view();
 }
 
 /// The structural hash of the module before each running pass, innermost
@@ -96,14 +95,12 @@ ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::
   auto enter = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
     drop_hash_frames(events.get());
     detail::forget_remembered_label();
-    detail::forget_remembered_names();
     events->enter_pass_ctx();
   });
   auto exit = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
     events->exit_pass_ctx();
     drop_hash_frames(events.get());
     detail::forget_remembered_label();
-    detail::forget_remembered_names();
   });
   auto before = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
     // Name, label and IR size are read before the sink reads the clock.
