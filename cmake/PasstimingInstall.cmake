@@ -12,6 +12,13 @@ install(DIRECTORY include/passtiming DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET passtiming_cli)
   install(TARGETS passtiming_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+if(TARGET passtiming_mlir_opt)
+  # Debian's libMLIR.so and libLLVM.so live in /usr/lib/llvm-19/lib, which the
+  # loader does not search: the installed tool keeps that directory as its
+  # run path.
+  set_target_properties(passtiming_mlir_opt PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS passtiming_mlir_opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 set(PASSTIMING_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/passtiming)
 install(EXPORT passtimingTargets NAMESPACE passtiming:: DESTINATION ${PASSTIMING_CMAKE_DIR})

@@ -5,12 +5,14 @@
 #   scripts/python_env.sh tilelang      -> ~/.cache/passtiming/python/tilelang-<hash>
 #   scripts/python_env.sh apache-tvm
 #   scripts/python_env.sh fleet
+#   scripts/python_env.sh packaging       (the wheel's build tools)
+#   scripts/python_env.sh wheel-tilelang  (a TileLang user's: `pip install tilelang`)
 # PASSTIMING_CACHE_DIR moves the cache (default ~/.cache/passtiming). The
 # environment's name carries a hash of the requirements, so a changed pin
 # makes a new one; one left half-made by an interrupted install (no
 # .complete marker) is made again.
 set -euo pipefail
-name="${1:?usage: scripts/python_env.sh tilelang|apache-tvm|fleet}"
+name="${1:?usage: scripts/python_env.sh tilelang|apache-tvm|fleet|packaging|wheel-tilelang}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 requirements="$root/scripts/python/$name.txt"
 if [[ ! -f $requirements ]]; then

@@ -15,6 +15,7 @@ PACKAGES=(
   python3-dev python3-venv pybind11-dev python3-pytest
   chromium hyperfine
   libcurl4-openssl-dev clickhouse-server clickhouse-client
+  dpkg-dev
 )
 
 missing=()
@@ -32,15 +33,20 @@ if ((${#missing[@]})); then
 fi
 
 # The Python environments (TileLang with its TVM and torch; Apache TVM; the
-# fleet's tests), made once per machine outside the clone. The package is
-# built for the first.
+# fleet's tests; the wheel's build tools; a TileLang user's own, from an
+# unpinned `pip install tilelang`), made once per machine outside the clone.
+# The package is built for the first.
 TILELANG_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" tilelang)"
 APACHE_TVM_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" apache-tvm)"
 FLEET_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" fleet)"
+PACKAGING_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" packaging)"
+WHEEL_TILELANG_ENV="$("$PASSTIMING_ROOT/scripts/python_env.sh" wheel-tilelang)"
 
 cmake -S "$PASSTIMING_ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPASSTIMING_PYTHON=ON -DPASSTIMING_CHECK_FORMAT=ON \
   -DPython_EXECUTABLE="$TILELANG_ENV/bin/python" \
   -DPASSTIMING_APACHE_TVM_PYTHON="$APACHE_TVM_ENV/bin/python" \
-  -DPASSTIMING_FLEET_PYTHON="$FLEET_ENV/bin/python" ${PASSTIMING_CMAKE_ARGS:-} >&2
+  -DPASSTIMING_FLEET_PYTHON="$FLEET_ENV/bin/python" \
+  -DPASSTIMING_PACKAGING_PYTHON="$PACKAGING_ENV/bin/python" \
+  -DPASSTIMING_WHEEL_TILELANG_ENV="$WHEEL_TILELANG_ENV" ${PASSTIMING_CMAKE_ARGS:-} >&2
 cmake --build "$BUILD_DIR" >&2
