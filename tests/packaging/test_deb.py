@@ -70,10 +70,13 @@ def test_control_fields(deb, version):
     for expected in ("libc6", "libstdc++6", "libfmt9", "libsimdjson14", "libcurl4",
                      "libmlir-19", "libfmt-dev", "libsimdjson-dev"):
         assert expected in names, (expected, depends)
-    # Each is a package this machine's dpkg has installed from Debian.
+    # Each is a package this machine's dpkg has installed from Debian, and
+    # apt would install the package with them (a simulation: nothing changes).
     for name in names:
         installed = run(["dpkg-query", "-W", "-f=${Status}", name], check=False).stdout
         assert installed == "install ok installed", f"Depends names {name!r}: {installed!r}"
+    simulated = run(["apt-get", "install", "--simulate", "--no-install-recommends", deb]).stdout
+    assert re.search(rf"^Inst passtiming \({re.escape(version)} ", simulated, re.M), simulated
 
 
 def test_installed_run_times_clang_with_the_installed_plugin(root, version, tmp_path):
