@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <initializer_list>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +47,40 @@ inline MetricSet set_of(std::initializer_list<Metric> metrics) {
   for (Metric m : metrics) set.insert(m);
   return set;
 }
+
+/// The order of a clock's and a sampler's reads: one counter that both
+/// step, and a letter per read ('W' for the clock, 'C' for the sampler).
+struct ReadOrder {
+  Nanoseconds tick = 0;
+  std::string reads;
+};
+
+/// A clock that reads a ReadOrder: each read returns the next tick.
+class TickClock final : public Clock {
+ public:
+  explicit TickClock(std::shared_ptr<ReadOrder> order) : order_(std::move(order)) {}
+  Nanoseconds now_ns() const noexcept override {
+    order_->reads += 'W';
+    return ++order_->tick;
+  }
+
+ private:
+  std::shared_ptr<ReadOrder> order_;
+};
+
+/// A CPU-time sampler that reads the same ReadOrder: a record's wall and
+/// CPU figures then tell in which order the two were read.
+class TickCpuSampler final : public MetricSampler {
+ public:
+  explicit TickCpuSampler(std::shared_ptr<ReadOrder> order) : order_(std::move(order)) {}
+  void read(MetricSample& sample) noexcept override {
+    order_->reads += 'C';
+    sample.cpu_ns = ++order_->tick;
+  }
+
+ private:
+  std::shared_ptr<ReadOrder> order_;
+};
 
 /// Hands an observer (an EventLogWriter) raw events one call each, as the
 /// state machine does:

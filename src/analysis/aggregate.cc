@@ -195,12 +195,15 @@ void Aggregator::add(const Profile& profile, std::string_view file) {
     // Indices, not pointers: adding a group may move the others.
     cache.assign(small_ids ? std::max<std::size_t>(s.names.size(), 1) : 0, kUnset);
     pair_cache.clear();
+    const std::vector<std::optional<double>> selfs = measure_ == Measure::wall
+                                                         ? std::vector<std::optional<double>>()
+                                                         : section_self_measures(s, measure_);
     for (std::size_t i = 0; i < s.records.size(); ++i) {
       const Record& r = s.records[i];
       Nanoseconds self = r.self_ns;
       Nanoseconds inclusive = r.inclusive_ns;
       if (measure_ != Measure::wall) {
-        const std::optional<double> measured = record_measure(s, i, measure_);
+        const std::optional<double>& measured = selfs[i];
         if (!measured) continue;
         self = static_cast<Nanoseconds>(*measured);
         inclusive = static_cast<Nanoseconds>(*record_measure_inclusive(s, i, measure_));
@@ -221,6 +224,13 @@ void Aggregator::add(const Profile& profile, std::string_view file) {
 std::vector<AggregateRow> Aggregator::rows() const {
   std::vector<AggregateRow> rows;
   rows.reserve(groups_.size());
+  // The shares' denominator: the total self of every group when no figure
+  // is negative; for a change measure, the sum of the groups' absolute
+  // totals, so that growth and shrinking each count as what they changed.
+  double total_change = 0;
+  for (const auto& entry : groups_) {
+    total_change += std::abs(static_cast<double>(entry.second.total_self_ns));
+  }
   std::vector<Nanoseconds> samples;
   for (const auto& [key, group] : groups_) {
     AggregateRow row;
@@ -235,12 +245,15 @@ std::vector<AggregateRow> Aggregator::rows() const {
     row.max_self_ns = samples.empty() ? 0 : *std::max_element(samples.begin(), samples.end());
     row.p95_self_ns = percentile(samples, 95);
     row.p50_self_ns = percentile(samples, 50);
-    row.self_share = total_self_ns_ > 0 ? static_cast<double>(group.total_self_ns) /
-                                              static_cast<double>(total_self_ns_)
-                                        : 0;
+    row.self_share = total_change > 0 ? static_cast<double>(group.total_self_ns) / total_change : 0;
     rows.push_back(std::move(row));
   }
+  // The largest change first, growth or shrinking: for a time or a count,
+  // simply the largest total self.
   std::sort(rows.begin(), rows.end(), [](const AggregateRow& a, const AggregateRow& b) {
+    const Nanoseconds size_a = a.total_self_ns < 0 ? -a.total_self_ns : a.total_self_ns;
+    const Nanoseconds size_b = b.total_self_ns < 0 ? -b.total_self_ns : b.total_self_ns;
+    if (size_a != size_b) return size_a > size_b;
     if (a.total_self_ns != b.total_self_ns) return a.total_self_ns > b.total_self_ns;
     return a.key < b.key;
   });

@@ -1,7 +1,10 @@
 #include "passtiming/analysis/measure.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <string>
 
 namespace passtiming {
 namespace {
@@ -68,6 +71,31 @@ bool profile_has_measure(const Profile& profile, Measure measure) {
   return !metric || profile.metrics.recorded.contains(*metric);
 }
 
+std::string missing_measure_advice(const ProfileMetrics& metrics, Measure measure) {
+  const std::optional<Metric> metric = required_metric(measure);
+  if (!metric) return {};
+  const std::string name(metric_name(*metric));
+  for (const UnavailableMetric& u : metrics.unavailable) {
+    if (u.metric != *metric) continue;
+    std::string advice = "the machine that recorded it could not measure " + name + " (" +
+                         u.reason + "), although it was asked to";
+    if (*metric == Metric::instructions) {
+      // The counter is a hardware perf event: no setting of passtiming's
+      // brings it where the kernel or the hypervisor withholds it.
+      advice +=
+          "; record again where hardware performance counters work: allow perf events "
+          "(sysctl kernel.perf_event_paranoid=2 or lower, or CAP_PERFMON) on a machine whose "
+          "counters are not hidden, as most virtual machines' are";
+    }
+    return advice;
+  }
+  return "record it with PASSTIMING_METRICS=" + name;
+}
+
+bool is_change_measure(Measure measure) {
+  return measure == Measure::rss || measure == Measure::ir;
+}
+
 std::optional<double> record_measure(const Section& section, std::size_t index, Measure measure) {
   if (measure == Measure::wall) return static_cast<double>(section.records[index].self_ns);
   const RecordMetrics* m = metrics_of(section, index);
@@ -92,6 +120,27 @@ std::optional<double> record_measure_inclusive(const Section& section, std::size
     case Measure::instructions: return value(m->instructions);
     default: return record_measure(section, index, measure);
   }
+}
+
+std::vector<std::optional<double>> section_self_measures(const Section& section, Measure measure) {
+  const std::size_t n = section.records.size();
+  std::vector<std::optional<double>> self(n);
+  for (std::size_t i = 0; i < n; ++i) self[i] = record_measure(section, i, measure);
+  if (!is_change_measure(measure)) return self;
+  // Each measured change leaves its parent's self; parents by sequence.
+  constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t max_sequence = 0;
+  for (const Record& r : section.records) max_sequence = std::max(max_sequence, r.sequence);
+  std::vector<std::uint32_t> by_sequence(n ? std::size_t{max_sequence} + 1 : 0, kAbsent);
+  for (std::uint32_t i = 0; i < n; ++i) by_sequence[section.records[i].sequence] = i;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t parent = section.records[i].parent;
+    if (parent == kNoParent || parent > max_sequence || by_sequence[parent] == kAbsent) continue;
+    std::optional<double>& parent_self = self[by_sequence[parent]];
+    const std::optional<double> change = record_measure(section, i, measure);
+    if (parent_self && change) *parent_self -= *change;
+  }
+  return self;
 }
 
 }  // namespace passtiming

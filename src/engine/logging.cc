@@ -73,6 +73,10 @@ LogLevel Logger::level() const {
   return level_;
 }
 
+std::string_view timing_logger_name(std::string_view source) noexcept {
+  return source.empty() ? kTimingLoggerName : kPasstimingLoggerName;
+}
+
 Logger& get_logger(std::string_view name) {
   static std::mutex mutex;
   // Loggers are never destroyed, so references stay valid during static

@@ -164,7 +164,8 @@ void SystemMetricSampler::read(MetricSample& sample) noexcept {
 #endif
 }
 
-std::shared_ptr<SystemMetricSampler> shared_metric_sampler(MetricSet metrics) {
+std::shared_ptr<SystemMetricSampler> shared_metric_sampler(MetricSet metrics,
+                                                           std::string_view logger) {
   static std::mutex mutex;
   static std::array<std::weak_ptr<SystemMetricSampler>, 16> samplers;
   static std::array<bool, 4> warned{};
@@ -177,9 +178,9 @@ std::shared_ptr<SystemMetricSampler> shared_metric_sampler(MetricSet metrics) {
     bool& done = warned[static_cast<std::size_t>(u.metric)];
     if (done) continue;
     done = true;
-    get_logger(kTimingLoggerName)
-        .warning(fmt::format("passtiming: metric '{}' is unavailable ({}); it is not recorded",
-                             metric_name(u.metric), u.reason));
+    get_logger(logger).warning(
+        fmt::format("passtiming: metric '{}' is unavailable ({}); it is not recorded",
+                    metric_name(u.metric), u.reason));
   }
   return sampler;
 }

@@ -29,7 +29,10 @@ const Logger& timing_logger() {
 // stack) is one flag, `extras_`, tested once per event, and goes out of line.
 //
 // - The clock is read last at a begin and first at an end (by the source),
-//   so the bookkeeping falls outside the pass's measured time.
+//   so the bookkeeping falls outside the pass's measured time. With metrics
+//   the sampler is read inside the clock's readings (after it at a begin,
+//   before it at an end: EndEvent::clock), so that a pass's CPU interval
+//   lies inside its wall interval; the path without metrics is untouched.
 // - An observer gets the frame's own timestamp, so a replayed log reproduces
 //   the live records exactly; its few nanoseconds of writing fall inside the
 //   pass, which is the price of that exactness.
@@ -47,6 +50,10 @@ const Logger& timing_logger() {
 //   for only when an attached frame completes, which is rare.
 // - complete_top() is [[gnu::hot]] and the rare paths [[gnu::cold]] or
 //   noinline, which keeps the per-pass code on few pages.
+
+const Logger& TimingStateMachine::logger() const {
+  return logger_ != nullptr ? *logger_ : timing_logger();
+}
 
 TimingStateMachine::TimingStateMachine() {
   static_assert(sizeof(Frame) == 64, "a frame must stay at 64 bytes");
@@ -163,8 +170,8 @@ void TimingStateMachine::begin_with_extras(const Clock* clock, Nanoseconds t,
   if (event.parent.key != nullptr) {
     const Frame* parent = find_keyed(event.parent);
     if (parent == nullptr) {
-      timing_logger().warning(fmt::format("Pass timing parent of {} is not running on thread {}",
-                                          event.pass, event.parent.thread));
+      logger().warning(fmt::format("Pass timing parent of {} is not running on thread {}",
+                                   event.pass, event.parent.thread));
     } else if (stack.frames.empty() || parent != &stack.frames.back()) {
       // Read before pushing: the push may reallocate the parent's stack.
       shape |= kAttached;
@@ -239,8 +246,9 @@ void TimingStateMachine::announce(ThreadStack& stack, std::size_t index, bool ta
 }
 
 void TimingStateMachine::end_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey thread,
-                                         std::uint16_t flags, const MetricSample* sample) {
-  const EndEvent event{pass, thread, flags, sample};
+                                         std::uint16_t flags, const MetricSample* sample,
+                                         const Clock* clock) {
+  const EndEvent event{pass, thread, flags, sample, clock};
   if (extras_) {
     end_with_extras(t, event);
     return;
@@ -264,6 +272,9 @@ void TimingStateMachine::end_with_extras(Nanoseconds t, const EndEvent& event) {
       end = *event.sample;
     } else {
       sampler_->read(end);
+      // The figures, then the clock: the pass's CPU interval (read after
+      // the clock at its begin) then lies inside its wall interval.
+      if (event.clock != nullptr) t = event.clock->now_ns();
     }
     if (metrics_.contains(Metric::ir)) {
       end.ir_size = pending_ir_size_;
@@ -299,7 +310,7 @@ void TimingStateMachine::end_with_extras(Nanoseconds t, const EndEvent& event) {
   if (sampler_ != nullptr) finish_metrics(stack, end);
   if (closes_below) {
     end_with_extras(t, EndEvent{section_.names[stack.frames.back().name], event.thread,
-                                kRecordFailed, nullptr});
+                                kRecordFailed, nullptr, event.clock});
   }
 }
 
@@ -358,7 +369,7 @@ void TimingStateMachine::finish_metrics(ThreadStack& stack, const MetricSample& 
 void TimingStateMachine::ignore_unmatched(ThreadStack& stack, std::string_view pass) {
   std::string_view expected =
       stack.frames.empty() ? std::string_view("<none>") : section_.names[stack.frames.back().name];
-  timing_logger().warning(
+  logger().warning(
       fmt::format("Ignoring unmatched pass timing callback for {} (expected {})", pass, expected));
   stack.frames.clear();
   stack.metric_frames.clear();
@@ -421,7 +432,7 @@ void TimingStateMachine::discard_incomplete(ThreadStack& stack) {
     ++count;
   }
   if (count != 0) {
-    timing_logger().warning(
+    logger().warning(
         fmt::format("Discarding {} incomplete pass timing frame(s): {}", count, names));
   }
   stack.frames.clear();

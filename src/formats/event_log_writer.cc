@@ -80,6 +80,7 @@ std::unique_ptr<EventLogWriter> EventLogWriter::open(const std::string& path,
         fmt::format("cannot map the event log {}: {}", path, std::strerror(error)));
   }
   writer->limit_ = writer->ready_.load();
+  writer->logger_ = timing_logger_name(metadata.source);
   std::string meta = "{\"ev\":\"meta\",\"format\":\"passtiming-events\",\"version\":1,";
   detail::append_metadata_members(meta, metadata);
   if (!metrics.empty()) {
@@ -110,7 +111,7 @@ EventLogWriter::~EventLogWriter() {
 void EventLogWriter::fail(std::string_view what, int error) noexcept {
   if (failed_) return;
   failed_ = true;
-  get_logger(kTimingLoggerName)
+  get_logger(logger_.empty() ? kTimingLoggerName : logger_)
       .error(fmt::format("event log {}: {}: {}; later events are not written", path_, what,
                          std::strerror(error)));
 }

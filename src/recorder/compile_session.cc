@@ -102,7 +102,8 @@ CompileSession::CompileSession(Settings settings, std::shared_ptr<const Clock> c
     } else {
       // The process's sampler for the set, held for the session's life, so
       // that the files and every section agree on what is unavailable.
-      std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(settings_.metrics);
+      std::shared_ptr<SystemMetricSampler> system =
+          shared_metric_sampler(settings_.metrics, timing_logger_name(settings_.source));
       metrics_ = system->metrics();
       sampler_ = std::move(system);
     }
@@ -231,7 +232,9 @@ bool CompileSession::end(bool with_report) noexcept {
 bool CompileSession::write_report(const std::string& report) noexcept {
   try {
     switch (settings_.report) {
-      case ReportTarget::log: get_logger(kTimingLoggerName).info("\n" + report); break;
+      case ReportTarget::log:
+        get_logger(timing_logger_name(settings_.source)).info("\n" + report);
+        break;
       case ReportTarget::standard_error: write_to_stderr(report + "\n"); break;
       case ReportTarget::file:
         if (!settings_.report_file) break;
@@ -294,7 +297,7 @@ void CompileSession::complain(const std::string& message) const noexcept {
         settings_.report == ReportTarget::file) {
       write_to_stderr(fmt::format("passtiming: {}\n", message));
     } else {
-      get_logger(kTimingLoggerName).error(message);
+      get_logger(timing_logger_name(settings_.source)).error(message);
     }
   } catch (...) {
   }
@@ -308,6 +311,7 @@ void CompileSession::finish_at_exit() noexcept {
       // What the hook uses is constructed first, so it is still alive when
       // the hook runs (exit handlers run in reverse order of registration).
       get_logger(kTimingLoggerName);
+      get_logger(kPasstimingLoggerName);
       steady_clock();
       if (std::atexit([] { CompileSession::finish_all(); }) != 0) return;
       registry.hook_installed = true;

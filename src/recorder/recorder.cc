@@ -8,20 +8,15 @@
 namespace passtiming {
 namespace {
 
-const Logger& timing_logger() {
-  static const Logger& logger = get_logger(kTimingLoggerName);
-  return logger;
-}
-
 /// Runs one event. A failure inside the state machine (out of memory, too
-/// many names) costs that event, never the compile.
+/// many names) costs that event, never the compile; it is logged on `log`.
 template <typename Event>
-void guarded(Event&& event) noexcept {
+void guarded(const Logger& log, Event&& event) noexcept {
   try {
     event();
   } catch (const std::exception& e) {
     try {
-      timing_logger().error(std::string("pass timing event lost: ") + e.what());
+      log.error(std::string("pass timing event lost: ") + e.what());
     } catch (...) {
     }
   } catch (...) {
@@ -42,7 +37,9 @@ std::vector<PassTimingRecord> pass_timing_records(const Section& s) {
 }
 
 Recorder::Recorder(double threshold_ms, std::shared_ptr<const Clock> clock)
-    : threshold_ms_(threshold_ms), clock_(clock ? std::move(clock) : steady_clock()) {
+    : threshold_ms_(threshold_ms),
+      clock_(clock ? std::move(clock) : steady_clock()),
+      logger_(&get_logger(kTimingLoggerName)) {
   settings_.threshold_ms = threshold_ms;
 }
 
@@ -51,6 +48,8 @@ Recorder::Recorder(const Settings& settings, std::shared_ptr<const Clock> clock,
     : Recorder(settings.threshold_ms, std::move(clock)) {
   settings_ = settings;
   label_ = settings.context;
+  logger_ = &get_logger(timing_logger_name(settings.source));
+  machine_.set_logger(*logger_);
   if (!settings.metrics.empty()) record_metrics(settings.metrics, std::move(sampler));
 }
 
@@ -110,7 +109,7 @@ bool Recorder::release() noexcept {
 void Recorder::refuse() noexcept {
   if (warned_foreign_.exchange(true)) return;
   try {
-    timing_logger().error(
+    logger_->error(
         "TileLangPassTimingInstrument used by a second thread while another is inside its "
         "PassContext; that thread's passes are not timed (give each thread its own "
         "instrument, e.g. PassTimingTool::instruments_for)");
@@ -120,39 +119,41 @@ void Recorder::refuse() noexcept {
 
 void Recorder::enter_pass_ctx() noexcept {
   if (!claim()) return;
-  guarded([&] { begin_context(); });
+  guarded(*logger_, [&] { begin_context(); });
 }
 
 void Recorder::exit_pass_ctx() noexcept {
   if (!admits_caller()) return;
-  guarded([&] { machine_.exit(clock_->now_ns()); });
+  guarded(*logger_, [&] { machine_.exit(clock_->now_ns()); });
   context_closed();
   release();
 }
 
 void Recorder::run_before_pass(std::string_view pass, std::string_view kernel) noexcept {
   if (!admits_caller()) return;
-  guarded([&] { machine_.begin_now(*clock_, {pass, kernel}); });
+  guarded(*logger_, [&] { machine_.begin_now(*clock_, {pass, kernel}); });
 }
 
 void Recorder::run_after_pass(std::string_view pass) noexcept {
-  // The clock first: the checks below are not the pass's time.
+  // The clock first: the checks below are not the pass's time. With
+  // metrics, the machine reads the sampler and then the clock again.
   const Nanoseconds t = clock_->now_ns();
   if (!admits_caller()) return;
-  guarded([&] { machine_.end(t, {pass}); });
+  guarded(*logger_, [&] { machine_.end(t, {.pass = pass, .clock = clock_.get()}); });
 }
 
 void Recorder::run_after_pass_counting_ir(std::string_view pass, IrCounter count,
                                           void* context) noexcept {
-  // The clock and the other figures first: the counting is not the pass's.
-  const Nanoseconds t = clock_->now_ns();
+  // The other figures, then the clock (so that the CPU interval lies inside
+  // the wall interval), then the count, which is not the pass's.
   if (!admits_caller()) return;
   MetricSample end;
   machine_.read_sample(end);
+  const Nanoseconds t = clock_->now_ns();
   std::uint8_t flags = 0;
   const std::int64_t size = count(context, flags);
   machine_.note_ir(size, flags);
-  guarded([&] { machine_.end(t, {.pass = pass, .sample = &end}); });
+  guarded(*logger_, [&] { machine_.end(t, {.pass = pass, .sample = &end}); });
 }
 
 void Recorder::note_ir(std::int64_t size, std::uint8_t flags) noexcept {
@@ -162,7 +163,7 @@ void Recorder::note_ir(std::int64_t size, std::uint8_t flags) noexcept {
 
 void Recorder::run_skipped_pass(std::string_view pass, std::string_view kernel) noexcept {
   if (!admits_caller()) return;
-  guarded([&] { machine_.skip(clock_->now_ns(), pass, kernel); });
+  guarded(*logger_, [&] { machine_.skip(clock_->now_ns(), pass, kernel); });
 }
 
 std::string Recorder::report(std::optional<std::string_view> context) const {
@@ -170,7 +171,7 @@ std::string Recorder::report(std::optional<std::string_view> context) const {
 }
 
 void Recorder::print_report(std::optional<std::string_view> context) const {
-  timing_logger().info("\n" + report(context));
+  logger_->info("\n" + report(context));
 }
 
 Profile Recorder::profile() const {
@@ -191,7 +192,7 @@ void Recorder::record_metrics(MetricSet metrics, std::shared_ptr<MetricSampler> 
     sampler_ = std::move(sampler);
     metrics_.recorded = metrics;
   } else {
-    std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(metrics);
+    std::shared_ptr<SystemMetricSampler> system = shared_metric_sampler(metrics, logger_->name());
     metrics_ = system->metrics();
     sampler_ = std::move(system);
   }

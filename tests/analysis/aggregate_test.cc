@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <vector>
+
+#include "passtiming/engine/metric_sampler.h"
 #include "passtiming/engine/timing_state.h"
 
 namespace passtiming {
@@ -54,6 +58,56 @@ TEST(AggregateTest, ByPassCountsRecursionOnceInInclusiveTime) {
   expect_row(rows[0], "outer", 2, 8, 8, 4.0, 3, 5, 5, 8.0 / 18);
   expect_row(rows[1], "parent", 1, 10, 6, 6.0, 6, 6, 6, 6.0 / 18);
   expect_row(rows[2], "child", 2, 4, 4, 2.0, 1, 3, 3, 4.0 / 18);
+}
+
+/// A pass manager `pm` whose IR unit goes from 100 to 90, holding `inline`
+/// (10 to 15) and `dce` (20 to 5), each on a function of it.
+Profile ir_changes() {
+  ManualMetricSampler sampler;
+  TimingStateMachine sm;
+  MetricSet ir;
+  ir.insert(Metric::ir);
+  sm.set_metrics(&sampler, ir);
+  sm.enter(0);
+  sm.note_ir(100);
+  sm.begin(0, {"pm", "m"});
+  sm.note_ir(10);
+  sm.begin(1, {"inline", "f"});
+  sm.note_ir(15);
+  sm.end(2, {"inline"});
+  sm.note_ir(20);
+  sm.begin(3, {"dce", "g"});
+  sm.note_ir(5);
+  sm.end(4, {"dce"});
+  sm.note_ir(90);
+  sm.end(5, {"pm"});
+  sm.exit(5);
+  Profile p;
+  p.metrics.recorded = ir;
+  p.sections.push_back(sm.take_section());
+  return p;
+}
+
+TEST(AggregateTest, AChangesSelfLeavesOutTheChangesOfThePassesNestedInIt) {
+  const Profile p = ir_changes();
+  const Section& s = p.sections[0];
+  ASSERT_EQ(s.records.size(), 3u);  // inline, dce, pm
+  const std::vector<std::optional<double>> self = section_self_measures(s, Measure::ir);
+  EXPECT_EQ(self, (std::vector<std::optional<double>>{5.0, -15.0, 0.0}));
+  EXPECT_EQ(record_measure(s, 2, Measure::ir), -10.0);
+  EXPECT_EQ(record_measure_inclusive(s, 2, Measure::ir), -10.0);
+}
+
+TEST(AggregateTest, AChangeMeasureSumsToTheNetChangeAndSharesTheSizeOfEachChange) {
+  Aggregator agg(GroupBy::pass, Measure::ir);
+  agg.add(ir_changes());
+  EXPECT_EQ(agg.total_self_ns(), -10);
+  const auto rows = agg.rows();
+  ASSERT_EQ(rows.size(), 3u);
+  // The largest change first, shrinking or growth; shares of 15 + 5 + 0.
+  expect_row(rows[0], "dce", 1, -15, -15, -15.0, -15, -15, -15, -0.75);
+  expect_row(rows[1], "inline", 1, 5, 5, 5.0, 5, 5, 5, 0.25);
+  expect_row(rows[2], "pm", 1, -10, 0, 0.0, 0, 0, 0, 0.0);
 }
 
 TEST(AggregateTest, ByKernelAndByContext) {

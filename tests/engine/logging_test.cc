@@ -12,6 +12,12 @@ TEST(LoggerTest, SameNameSameLogger) {
   EXPECT_NE(&get_logger("a"), &get_logger("b"));
 }
 
+TEST(LoggerTest, TileLangAndTvmKeepTheSeedsLoggerAndNamedSourcesGetPasstimings) {
+  EXPECT_EQ(timing_logger_name(""), "tilelang.pass_timing");
+  EXPECT_EQ(timing_logger_name("llvm"), "passtiming");
+  EXPECT_EQ(timing_logger_name("mlir"), "passtiming");
+}
+
 TEST(LoggerTest, SinkReceivesLevelNameAndMessage) {
   Logger& log = get_logger("test.sink");
   std::vector<std::string> seen;

@@ -20,6 +20,10 @@ namespace passtiming {
 namespace {
 
 using ::passtiming::testing::LogCapture;
+using ::passtiming::testing::ReadOrder;
+using ::passtiming::testing::set_of;
+using ::passtiming::testing::TickClock;
+using ::passtiming::testing::TickCpuSampler;
 constexpr Nanoseconds kS = 1'000'000'000;
 
 TEST(TimingStateMachineTest, NestedSelfTime) {
@@ -657,6 +661,36 @@ TEST(TimingStateShapeTest, DigestsAtBothEndsTellWhetherThePassChangedItsUnit) {
   EXPECT_EQ(s.metrics[3].ir_before, kNotMeasured);
   EXPECT_EQ(s.metrics[3].ir_after, kNotMeasured);
   EXPECT_EQ(s.metrics[3].ir_flags, 0);
+}
+
+TEST(TimingStateMetricsTest, AnEndGivenItsClockReadsTheSamplerThenTheClock) {
+  auto order = std::make_shared<ReadOrder>();
+  TickClock clock(order);
+  TickCpuSampler sampler(order);
+  TimingStateMachine sm;
+  sm.set_metrics(&sampler, set_of({Metric::cpu}));
+  sm.enter(0);
+  sm.begin_now(clock, {"p", "k"});       // wall 1, then CPU 2
+  const Nanoseconds t = clock.now_ns();  // 3: the source's first read
+  sm.end(t, {.pass = "p", .clock = &clock});
+  EXPECT_EQ(order->reads, "WCWCW");
+  const Section& s = sm.section();
+  ASSERT_EQ(s.records.size(), 1u);
+  ASSERT_EQ(s.metrics.size(), 1u);
+  // Wall from 1 to 5, CPU from 2 to 4: inside it.
+  EXPECT_EQ(s.records[0].inclusive_ns, 4);
+  EXPECT_EQ(s.metrics[0].cpu_ns, 2);
+}
+
+TEST(TimingStateMetricsTest, AnEndWithoutMetricsNeverReadsItsClock) {
+  auto order = std::make_shared<ReadOrder>();
+  TickClock clock(order);
+  TimingStateMachine sm;
+  sm.enter(0);
+  sm.begin_now(clock, {"p", "k"});
+  sm.end(clock.now_ns(), {.pass = "p", .clock = &clock});
+  EXPECT_EQ(order->reads, "WW");
+  EXPECT_EQ(sm.section().records.at(0).inclusive_ns, 1);
 }
 
 // Sources that know each pass's IR unit and whose pass names never move

@@ -40,6 +40,33 @@ TEST(MetricsInstrumentTest, AnInstrumentRecordsWhatItIsAskedFor) {
   EXPECT_EQ(timing.report().find("cpu"), std::string::npos);
 }
 
+TEST(MetricsInstrumentTest, APassesCpuIntervalLiesInsideItsWallInterval) {
+  // One counter behind the clock and the sampler: the figures tell the
+  // order of the reads.
+  using ::passtiming::testing::ReadOrder;
+  auto order = std::make_shared<ReadOrder>();
+  auto clock = std::make_shared<::passtiming::testing::TickClock>(order);
+  auto sampler = std::make_shared<::passtiming::testing::TickCpuSampler>(order);
+  TileLangPassTimingInstrument timing(0.0, clock);
+  timing.recorder().record_metrics(set_of({Metric::cpu}), sampler);
+  auto sink = timing.events();
+  sink->enter_pass_ctx();           // wall 1
+  sink->run_before_pass("p", "k");  // wall 2, CPU 3
+  sink->run_after_pass("p");        // wall 4, CPU 5, wall 6
+  sink->run_before_pass("q", "k");  // wall 7, CPU 8
+  sink->run_after_pass_counting_ir(
+      "q", [](void*, std::uint8_t&) noexcept -> std::int64_t { return 1; },
+      nullptr);  // CPU 9, wall 10
+  sink->exit_pass_ctx();
+  const Section& s = timing.section();
+  ASSERT_EQ(s.records.size(), 2u);
+  ASSERT_EQ(s.metrics.size(), 2u);
+  EXPECT_EQ(s.records[0].inclusive_ns, 4);
+  EXPECT_EQ(s.metrics[0].cpu_ns, 2);
+  EXPECT_EQ(s.records[1].inclusive_ns, 3);
+  EXPECT_EQ(s.metrics[1].cpu_ns, 1);
+}
+
 /// What a source that counts its IR after a pass does while counting: time
 /// and CPU time go by.
 struct CountingWork {

@@ -82,6 +82,38 @@ TEST(CompileSession, FinishLogsTheReportAndWritesTheProfileOnce) {
   EXPECT_EQ(written.sections[0].context, "stage=lower");
 }
 
+// A named source (LLVM, MLIR) is not TileLang: its report and its warnings,
+// the machine's included, go to the logger `passtiming`.
+TEST(CompileSession, ANamedSourceLogsOnPasstimingsLogger) {
+  LogCapture seed;
+  LogCapture own(kPasstimingLoggerName);
+  auto clock = std::make_shared<ManualClock>();
+  CompileSession session(Settings{.source = "llvm"}, clock);
+  std::shared_ptr<Recorder> section = session.new_section("a.c");
+  run_context(*section, *clock);
+  section->enter_pass_ctx();
+  section->run_after_pass("stray");
+  section->exit_pass_ctx();
+  EXPECT_TRUE(session.finish());
+  EXPECT_TRUE(seed.entries.empty());
+  ASSERT_EQ(own.messages(LogLevel::warning).size(), 1u);
+  EXPECT_EQ(own.messages(LogLevel::warning)[0],
+            "Ignoring unmatched pass timing callback for stray (expected <none>)");
+  EXPECT_EQ(own.messages(LogLevel::info).size(), 1u);
+}
+
+// The TileLang and TVM sources name none: upstream's logger.
+TEST(CompileSession, AnUnnamedSourceLogsOnTheSeedsLogger) {
+  LogCapture seed;
+  LogCapture own(kPasstimingLoggerName);
+  Recorder recorder(Settings{}, std::make_shared<ManualClock>());
+  recorder.enter_pass_ctx();
+  recorder.run_after_pass("stray");
+  recorder.exit_pass_ctx();
+  EXPECT_TRUE(own.entries.empty());
+  EXPECT_EQ(seed.messages(LogLevel::warning).size(), 1u);
+}
+
 TEST(CompileSession, CloseOutputsWritesTheFilesWithoutTheReport) {
   ScratchDir dir;
   LogCapture log;

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <optional>
@@ -160,8 +161,9 @@ Action add_summary_command(CLI::App& app) {
         if (!profile_has_measure(profile, measure)) {
           throw std::runtime_error(fmt::format(
               "passtiming summary: {} did not record the metric '{}' that --measure {} needs "
-              "(record it with PASSTIMING_METRICS={})",
-              file, measure_name(measure), measure_name(measure), measure_name(measure)));
+              "({})",
+              file, measure_name(measure), measure_name(measure),
+              missing_measure_advice(profile.metrics, measure)));
         }
         wall_agg.add(profile, file);
         if (cpu_agg) cpu_agg->add(profile, file);
@@ -173,8 +175,9 @@ Action add_summary_command(CLI::App& app) {
     const Aggregator& agg = cpu_agg ? *cpu_agg : wall_agg;
     std::vector<AggregateRow> rows = agg.rows();
     const std::size_t all = rows.size();
+    // A change's size, growth or shrinking, is what the threshold weighs.
     std::erase_if(rows, [&](const AggregateRow& r) {
-      return static_cast<double>(r.total_inclusive_ns) < threshold_ms * 1e6;
+      return std::abs(static_cast<double>(r.total_inclusive_ns)) < threshold_ms * 1e6;
     });
     if (options->top > 0 && rows.size() > options->top) rows.resize(options->top);
     const std::size_t hidden = all - rows.size();

@@ -101,6 +101,10 @@ std::string render_summary_text(const std::vector<AggregateRow>& rows, const Agg
   if (measure == Measure::wall || measure == Measure::cpu) {
     fmt::format_to(it, "Profiles: {}  Total self: {:.4f}s", agg.profiles(),
                    static_cast<double>(agg.total_self_ns()) / 1e9);
+  } else if (is_change_measure(measure)) {
+    // The self figures sum to the outermost passes' changes: the net change.
+    fmt::format_to(it, "Profiles: {}  Net change: {:+.3f} {}", agg.profiles(),
+                   ms(static_cast<double>(agg.total_self_ns())), scale.unit);
   } else {
     fmt::format_to(it, "Profiles: {}  Total self: {:.3f} {}", agg.profiles(),
                    ms(static_cast<double>(agg.total_self_ns())), scale.unit);
@@ -127,6 +131,12 @@ std::string render_summary_text(const std::vector<AggregateRow>& rows, const Agg
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
   if (measure == Measure::wall) {
     fmt::format_to(it, "Mean, P50, P95 and Max are self times per run, in ms.\n");
+  } else if (is_change_measure(measure)) {
+    fmt::format_to(it,
+                   "Incl is a run's change of {}, Self the change outside its nested passes.\n"
+                   "Mean, P50, P95 and Max are self per run, in {}; Self % is the share of all "
+                   "rows' changes, negative for shrinking.\n",
+                   measure == Measure::ir ? "its IR unit's size" : "the resident set", scale.unit);
   } else {
     fmt::format_to(it, "Mean, P50, P95 and Max are self {} per run, in {}.\n",
                    measure_name(measure), scale.unit);

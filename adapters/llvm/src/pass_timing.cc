@@ -161,11 +161,12 @@ void PassTiming::before_pass(std::string_view pass, const ::llvm::Any& ir) noexc
 }
 
 void PassTiming::after_pass(std::string_view pass) noexcept {
-  // The clock is read before anything else happens.
+  // The clock is read before anything else happens; with metrics, the
+  // machine reads the sampler and then the clock again (EndEvent::clock).
   const Nanoseconds t = now();
   if (stopped_) return;
   try {
-    state().end(t, {pass, kPipelineThread});
+    state().end(t, {pass, kPipelineThread, 0, nullptr, clock_});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -176,19 +177,21 @@ void PassTiming::after_pass(std::string_view pass) noexcept {
 void PassTiming::after_pass(std::string_view pass, const ::llvm::Any& ir,
                             const ::llvm::PreservedAnalyses* preserved) noexcept {
   // The clock is read before anything else happens, the count included.
-  const Nanoseconds t = now();
+  Nanoseconds t = now();
   if (stopped_) return;
   try {
     if (count_ir_) [[unlikely]] {
-      // The other figures are read before the count, which is then part of
-      // neither the pass's CPU time nor its instructions.
+      // The other figures, then the clock again (the CPU interval then lies
+      // inside the wall interval), then the count, which is part of neither
+      // the pass's time nor its CPU time nor its instructions.
       MetricSample end;
       state().read_sample(end);
+      t = now();
       state().note_ir(ir_unit_size(ir), preserved != nullptr ? ir_flags_of(*preserved) : 0);
       state().end(t, {pass, kPipelineThread, 0, &end});
       return;
     }
-    state().end(t, {pass, kPipelineThread});
+    state().end(t, {pass, kPipelineThread, 0, nullptr, clock_});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -206,7 +209,7 @@ void PassTiming::after_pass_invalidated(std::string_view pass,
     if (count_ir_) [[unlikely]] {
       state().note_ir(kNotMeasured, ir_flags_of(preserved));
     }
-    state().end(t, {pass, kPipelineThread});
+    state().end(t, {pass, kPipelineThread, 0, nullptr, clock_});
   } catch (const std::exception& e) {
     stop(e.what());
   } catch (...) {
@@ -234,7 +237,8 @@ void PassTiming::stop(const char* what) noexcept {
   std::snprintf(message, sizeof message,
                 "pass timing stopped after an internal error (%s); the compile goes on untimed",
                 what ? what : "unknown error");
-  get_logger(kTimingLoggerName).error(message);
+  // The recorder made its logger already: finding it allocates nothing.
+  get_logger(timing_logger_name(recorder_->settings().source)).error(message);
 }
 
 bool PassTiming::open_at_first_pass(const ::llvm::Any& ir) noexcept {

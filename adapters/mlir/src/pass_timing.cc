@@ -97,7 +97,8 @@ class CallbackTranslator {
     const std::string pipeline = detail::pipeline_name(name);
     std::lock_guard lock(mutex_);
     if (finished_) return;
-    machine().end(t, {pipeline, tid});
+    // With metrics, the machine reads the sampler, then the clock again.
+    machine().end(t, {pipeline, tid, 0, nullptr, &recorder_->clock()});
   }
 
   void before_pass(::mlir::Pass* pass, ::mlir::Operation* op) {
@@ -125,28 +126,34 @@ class CallbackTranslator {
 
   /// `op` is the pass's operation; null when it failed (nothing is counted).
   void after_pass(::mlir::Pass* pass, ::mlir::Operation* op, bool failed) {
-    const Nanoseconds t = recorder_->clock().now_ns();  // first, before any bookkeeping
-    const ThreadKey tid = llvm::get_threadid();
-    // The figures of a successful pass: the sampler's read before the count,
-    // which is thus part of neither the pass's time nor its CPU time, and
-    // both taken before the lock, on the thread that owns the operation.
+    // The figures of a successful pass: the sampler's read first, then the
+    // clock (the CPU interval then lies inside the wall interval), then the
+    // count, which is thus part of neither the pass's time nor its CPU time,
+    // all taken before the lock, on the thread that owns the operation.
+    // Without metrics, the clock first, before any bookkeeping.
     MetricSample end;
     std::int64_t size = kNotMeasured;
     std::uint64_t digest = 0;
     const bool sampled = read_after_sample_ && !failed;
-    if (sampled) {
+    Nanoseconds t;
+    if (!sampled) {
+      t = recorder_->clock().now_ns();
+    } else {
       machine().read_sample(end);  // reads only the sampler, set before any pass ran
+      t = recorder_->clock().now_ns();
       if (count_ir_) {
         size = count_operations(op);
         digest = ir_digest(op);
       }
     }
+    const ThreadKey tid = llvm::get_threadid();
     std::lock_guard lock(mutex_);
     if (finished_) return;
     // A failed pass's IR is not counted: its size after is not measured.
     if (sampled && count_ir_) machine().note_ir(size, 0, digest);
+    // A failed pass's figures are read by the machine, then the clock again.
     machine().end(t, {name_of(pass), tid, failed ? std::uint16_t{kRecordFailed} : std::uint16_t{0},
-                      sampled ? &end : nullptr});
+                      sampled ? &end : nullptr, &recorder_->clock()});
   }
 
   void finish() {
@@ -202,10 +209,11 @@ void contained(const char* hook, Action&& action) noexcept {
   try {
     action();
   } catch (const std::exception& error) {
-    get_logger(kTimingLoggerName)
+    get_logger(timing_logger_name("mlir"))
         .error(std::string("pass timing stopped recording in ") + hook + ": " + error.what());
   } catch (...) {
-    get_logger(kTimingLoggerName).error(std::string("pass timing stopped recording in ") + hook);
+    get_logger(timing_logger_name("mlir"))
+        .error(std::string("pass timing stopped recording in ") + hook);
   }
 }
 

@@ -73,7 +73,11 @@ std::string group_key_text(const Section& s, const Record& r, GroupBy by, std::s
 /// unit). The statistics are of self time per execution, the
 /// time a group itself costs without double counting nested passes; total
 /// inclusive counts each execution that is not nested inside another
-/// execution of the same group, so recursion is not counted twice.
+/// execution of the same group, so recursion is not counted twice. For a
+/// change measure (rss, ir: is_change_measure()) self is what a pass changed
+/// outside its nested passes (section_self_measures()), and every figure
+/// may be negative; self may then exceed inclusive, where nested passes
+/// shrank what the pass grew.
 struct AggregateRow {
   /// The group's value of each key of the GroupBy, in its order.
   std::vector<std::string> keys;
@@ -86,7 +90,10 @@ struct AggregateRow {
   Nanoseconds p50_self_ns = 0;  ///< nearest-rank median
   Nanoseconds p95_self_ns = 0;  ///< nearest-rank 95th percentile
   Nanoseconds max_self_ns = 0;
-  double self_share = 0;  ///< total_self_ns / the total self of every group, 0..1
+  /// total_self_ns / the sum of every group's absolute total self: for a
+  /// time or a count, the share of the total self, 0..1; for a change
+  /// measure, the share of all the groups' changes, signed, −1..1.
+  double self_share = 0;
 };
 
 /// Accumulates profiles one at a time (so thousands of them need not be in
@@ -105,9 +112,11 @@ class Aggregator {
   /// Adds `profile`, read from the file `file` (for GroupKey::file).
   void add(const Profile& profile, std::string_view file = {});
 
-  /// The rows, largest total self first, ties by key.
+  /// The rows, largest absolute total self first (growth before shrinking
+  /// of the same size), ties by key.
   std::vector<AggregateRow> rows() const;
-  /// Sum of every record's self time.
+  /// Sum of every record's self figure: for a change measure, the net change
+  /// of the outermost measured passes.
   Nanoseconds total_self_ns() const { return total_self_ns_; }
   std::uint64_t profiles() const { return profiles_; }
   GroupBy group_by() const { return by_; }

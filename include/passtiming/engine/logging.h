@@ -1,8 +1,10 @@
 #pragma once
 /// \file
 /// Named loggers, as Python's `logging` has them. The seed logs its report
-/// and its warnings on the logger `tilelang.pass_timing`; the application
-/// decides where that goes by installing a sink.
+/// and its warnings on the logger `tilelang.pass_timing`, and so do the
+/// TileLang and TVM sources; passtiming's other sources (LLVM, MLIR) log on
+/// `passtiming` (timing_logger_name()). The application decides where that
+/// goes by installing a sink.
 
 #include <functional>
 #include <mutex>
@@ -21,6 +23,15 @@ using LogSink = std::function<void(LogLevel, std::string_view logger, std::strin
 
 /// The logger name of the seed: report and warnings go here.
 inline constexpr std::string_view kTimingLoggerName = "tilelang.pass_timing";
+
+/// The logger name of passtiming's own sources and tools.
+inline constexpr std::string_view kPasstimingLoggerName = "passtiming";
+
+/// The logger a source's messages go to, by its name (Settings::source,
+/// ProfileMetadata::source): the seed's, kTimingLoggerName, for the
+/// TileLang and TVM sources, which name none (""); kPasstimingLoggerName
+/// for a named source ("llvm", "mlir"), whose messages are not TileLang's.
+std::string_view timing_logger_name(std::string_view source) noexcept;
 
 /// A named logger. Loggers live for the whole process; `get_logger` returns
 /// the same object for the same name.

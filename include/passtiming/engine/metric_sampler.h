@@ -6,7 +6,9 @@
 /// log recorded.
 
 #include <memory>
+#include <string_view>
 
+#include "passtiming/engine/logging.h"
 #include "passtiming/engine/metrics.h"
 
 namespace passtiming {
@@ -71,10 +73,12 @@ class SystemMetricSampler final : public MetricSampler {
 
 /// The process's system sampler for `metrics`, shared by every instrument
 /// that asks for the same set. The first time a metric turns out to be
-/// unavailable, that is logged once on `tilelang.pass_timing` as a warning:
-/// "passtiming: metric 'instructions' is unavailable (perf_event_open: No
-/// such file or directory); it is not recorded".
-std::shared_ptr<SystemMetricSampler> shared_metric_sampler(MetricSet metrics);
+/// unavailable, that is logged once per process on the logger `logger` (the
+/// source's: timing_logger_name()) as a warning: "passtiming: metric
+/// 'instructions' is unavailable (perf_event_open: No such file or
+/// directory); it is not recorded".
+std::shared_ptr<SystemMetricSampler> shared_metric_sampler(
+    MetricSet metrics, std::string_view logger = kTimingLoggerName);
 
 /// A sampler that returns a given sample: exact values for tests, and the
 /// recorded values for a replay (set before each event).

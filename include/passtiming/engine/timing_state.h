@@ -20,6 +20,8 @@
 
 namespace passtiming {
 
+class Logger;
+
 /// A thread as the event source names it (an OS thread id, an MLIR thread
 /// index, the `tid` of an event-log line).
 using ThreadKey = std::uint64_t;
@@ -108,8 +110,15 @@ struct EndEvent {
   std::uint16_t flags = 0;
   /// The sampler's figures for this event, read by read_sample() before the
   /// source counted its IR (so that the counting is part of neither the
-  /// pass's CPU time nor its instructions); null: the machine reads them.
+  /// pass's CPU time nor its instructions) and before the source read the
+  /// end time; null: the machine reads them.
   const MetricSample* sample = nullptr;
+  /// With `sample` null and metrics recorded: the clock the machine reads
+  /// again right after the sampler, whose reading then ends the record
+  /// instead of `t`, so that the metrics' interval lies inside the wall
+  /// interval (the begin reads the clock first, then the sampler). Null:
+  /// the record ends at `t`. Not read without metrics.
+  const Clock* clock = nullptr;
 };
 
 /// The timing state machine of one PassContext at a time. Not thread-safe:
@@ -138,12 +147,14 @@ class TimingStateMachine {
   [[gnu::always_inline]] void begin(Nanoseconds t, const BeginEvent<Kernel>& event);
 
   /// begin() for a live source: the frame is pushed first and `clock` read
-  /// last, so the bookkeeping stays outside the measured time. Given a
+  /// last, so the bookkeeping stays outside the measured time; with
+  /// metrics, the sampler is read right after the clock. Given a
   /// SteadyClock (final) rather than a Clock, the read is inline.
   template <std::derived_from<Clock> ClockType, typename Kernel = std::string_view>
   [[gnu::always_inline]] void begin_now(const ClockType& clock, const BeginEvent<Kernel>& event);
 
-  /// `run_after_pass` at time `t`. When `event.thread`'s stack is empty or
+  /// `run_after_pass` at time `t` (but see EndEvent::clock). When
+  /// `event.thread`'s stack is empty or
   /// its top is another pass, logs "Ignoring unmatched pass timing callback
   /// for NAME (expected TOP)", clears that stack and records nothing.
   /// Otherwise pops the frame and records it.
@@ -194,6 +205,12 @@ class TimingStateMachine {
   /// first touch of the storage costs one fault per 2 MiB rather than per
   /// 4 KiB. Kept by later enter()s.
   void reserve(std::size_t records);
+
+  /// The logger of the machine's warnings (an unmatched end, incomplete
+  /// frames); loggers live for the whole process. Default: the seed's,
+  /// kTimingLoggerName; a source that names itself sets
+  /// timing_logger_name()'s.
+  void set_logger(const Logger& logger) { logger_ = &logger; }
 
   /// Events are also handed to `observer` (not owned; null for none).
   void set_observer(EventObserver* observer) {
@@ -280,11 +297,13 @@ class TimingStateMachine {
   const Frame* find_keyed(const ParentRef& parent) const;
   /// end() in pieces, so that the compiler keeps them in registers.
   [[gnu::always_inline]] void end_inline(Nanoseconds t, std::string_view pass, ThreadKey thread,
-                                         std::uint16_t flags, const MetricSample* sample);
+                                         std::uint16_t flags, const MetricSample* sample,
+                                         const Clock* clock);
   /// end() beyond its inline case: another stack, another address, extras.
   /// The event comes in pieces, so that the inline case never stores it.
   [[gnu::noinline]] void end_out_of_line(Nanoseconds t, std::string_view pass, ThreadKey thread,
-                                         std::uint16_t flags, const MetricSample* sample);
+                                         std::uint16_t flags, const MetricSample* sample,
+                                         const Clock* clock);
   /// end() with an observer, metrics or shaped frames.
   void end_with_extras(Nanoseconds t, const EndEvent& event);
   /// The metrics of the record complete_top() just made from `stack`'s top.
@@ -292,6 +311,8 @@ class TimingStateMachine {
   /// Pops the top frame of `stack` (its name already matched) into a record.
   /// Hot: kept with the other per-pass functions on few code pages.
   [[gnu::hot]] void complete_top(Nanoseconds t, ThreadStack& stack, std::uint16_t flags);
+  /// The logger of the machine's warnings (set_logger()).
+  const Logger& logger() const;
   /// The seed's rule for an after-callback that does not match the stack.
   [[gnu::cold]] void ignore_unmatched(ThreadStack& stack, std::string_view pass);
   void discard_incomplete(ThreadStack& stack);
@@ -323,6 +344,8 @@ class TimingStateMachine {
   mutable Section ordered_;
   /// `ordered_` holds such a copy.
   mutable bool ordered_held_ = false;
+  /// set_logger()'s, or null for the seed's.
+  const Logger* logger_ = nullptr;
   /// In front of `section_.names`, cleared whenever they are (for
   /// intern_stable). Last: its 16 KiB would otherwise put the fields every
   /// event reads on different pages.

@@ -111,7 +111,7 @@ inline void TimingStateMachine::begin_now(const ClockType& clock, const BeginEve
 }
 
 inline void TimingStateMachine::end(Nanoseconds t, const EndEvent& event) {
-  end_inline(t, event.pass, event.thread, event.flags, event.sample);
+  end_inline(t, event.pass, event.thread, event.flags, event.sample, event.clock);
 }
 
 inline TimingStateMachine::ThreadStack& TimingStateMachine::stack_for(ThreadKey tid) {
@@ -200,7 +200,8 @@ inline bool TimingStateMachine::names_frame(const Frame& frame, std::string_view
 }
 
 inline void TimingStateMachine::end_inline(Nanoseconds t, std::string_view pass, ThreadKey thread,
-                                           std::uint16_t flags, const MetricSample* sample) {
+                                           std::uint16_t flags, const MetricSample* sample,
+                                           const Clock* clock) {
   if (!extras_ && last_stack_ < stacks_.size()) [[likely]] {
     ThreadStack& stack = stacks_[last_stack_];
     if (stack.key == thread && !stack.frames.empty()) [[likely]] {
@@ -213,7 +214,7 @@ inline void TimingStateMachine::end_inline(Nanoseconds t, std::string_view pass,
       }
     }
   }
-  end_out_of_line(t, pass, thread, flags, sample);
+  end_out_of_line(t, pass, thread, flags, sample, clock);
 }
 
 }  // namespace passtiming

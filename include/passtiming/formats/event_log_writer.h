@@ -89,6 +89,9 @@ class EventLogWriter final : public EventObserver {
   std::string path_;
   int fd_ = -1;
   bool failed_ = false;
+  /// The logger of its one failure message: the recording source's
+  /// (timing_logger_name() of the metadata's source).
+  std::string_view logger_;
 
   /// The address range reserved for the mapping, and how much of it maps
   /// the file (changed under map_mutex_ only).

@@ -45,7 +45,8 @@ class EventLogWriter;
 /// stops the compile: it is one message naming the file and its setting,
 /// and finish() returns false. The message goes on stderr ("passtiming:
 /// SETTING: …") when the report goes to stderr or a file (a command-line
-/// host), else on the logger `tilelang.pass_timing`.
+/// host), else on the source's logger (timing_logger_name():
+/// `tilelang.pass_timing` for TileLang and TVM).
 ///
 /// With Settings::status, the session appends to that file one line each
 /// time the profile's outcome changes (first written, first failed, and any

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "passtiming/engine/clock.h"
+#include "passtiming/engine/logging.h"
 #include "passtiming/engine/metric_sampler.h"
 #include "passtiming/engine/metrics.h"
 #include "passtiming/engine/profile.h"
@@ -119,7 +120,8 @@ class Recorder final : public PassEventSink {
   /// The report text of section() (docs/report-format.md), with a
   /// `Context:` line when `context` is given.
   std::string report(std::optional<std::string_view> context = std::nullopt) const;
-  /// Logs "\n" + report(context) at INFO on the logger `tilelang.pass_timing`.
+  /// Logs "\n" + report(context) at INFO on the source's logger
+  /// (timing_logger_name(): `tilelang.pass_timing` for TileLang and TVM).
   void print_report(std::optional<std::string_view> context = std::nullopt) const;
   /// section() as a one-section Profile, labelled with context_label(), with
   /// the metadata and metrics() of this recorder.
@@ -158,6 +160,9 @@ class Recorder final : public PassEventSink {
   Settings settings_;
   double threshold_ms_;
   std::shared_ptr<const Clock> clock_;
+  /// Where its messages and the machine's go: timing_logger_name() of the
+  /// settings' source.
+  const Logger* logger_;
   TimingStateMachine machine_;
   std::string label_;
   /// The thread inside enter_pass_ctx..exit_pass_ctx, or none. One machine
