@@ -12,10 +12,13 @@ std::unordered_map<std::string, double> measure_by_group(const Profile& profile,
                                                          Measure measure) {
   std::unordered_map<std::string, double> sums;
   for (const Section& s : profile.sections) {
+    // Self figures: a change (rss, ir) of a nested pass is its own, not
+    // its parent's as well.
+    const std::vector<std::optional<double>> self = section_self_measures(s, measure);
     for (std::size_t i = 0; i < s.records.size(); ++i) {
       const Record& r = s.records[i];
       double& sum = sums[group_key_text(s, r, by, {})];
-      if (const std::optional<double> v = record_measure(s, i, measure)) sum += *v;
+      if (self[i]) sum += *self[i];
     }
   }
   return sums;

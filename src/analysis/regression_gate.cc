@@ -35,6 +35,21 @@ bool exceeds_threshold(double base, double delta, double threshold_pct) {
 
 using Side = std::vector<std::unordered_map<std::string, double>>;
 
+/// The rank test of the new values against the base values grown by the
+/// threshold and the floor (one-sided), so that it tests the change's size,
+/// not only its direction; two-sided, the plain test (a two-sided
+/// hypothesis has no one direction to grow the base in), and the threshold
+/// and the floor are then checked on the medians alone.
+RankTestResult shifted_test(const std::vector<double>& base, const std::vector<double>& next,
+                            const GateSettings& settings) {
+  if (settings.alternative != Alternative::greater) {
+    return mann_whitney_u(base, next, settings.alternative);
+  }
+  std::vector<double> grown = base;
+  for (double& value : grown) value = grown_by_threshold(value, settings);
+  return mann_whitney_u(grown, next, Alternative::greater);
+}
+
 /// Every group of either side, in key order.
 std::set<std::string> keys_of(const Side& base, const Side& next) {
   std::set<std::string> keys;
@@ -50,12 +65,14 @@ std::set<std::string> keys_of(const Side& base, const Side& next) {
 /// the threshold and the floor, and for a group on both sides worth testing
 /// the rank test's outcome (no p-value yet corrected).
 GateRow compare_group(const std::string& key, const Side& base, const Side& next,
-                      const GateSettings& settings) {
+                      double drift_factor, const GateSettings& settings) {
   GateRow row;
   row.key = key;
   bool in_base = false, in_new = false;
   std::vector<double> base_values = runs_of(base, key, in_base);
   std::vector<double> new_values = runs_of(next, key, in_new);
+  std::vector<double> relative = new_values;
+  for (double& value : relative) value /= drift_factor;
   row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
   if (row.status == GateStatus::ok) {
     // Which groups are tested is decided from the pooled runs alone,
@@ -67,11 +84,11 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
     // pooled values, so this choice leaves it valid, and Holm's correction
     // is not diluted by the many passes too small to ever matter.
     const auto [lo_base, hi_base] = std::minmax_element(base_values.begin(), base_values.end());
-    const auto [lo_new, hi_new] = std::minmax_element(new_values.begin(), new_values.end());
+    const auto [lo_new, hi_new] = std::minmax_element(relative.begin(), relative.end());
     const double lo = std::min(*lo_base, *lo_new), hi = std::max(*hi_base, *hi_new);
     row.tested = hi - lo > settings.floor && exceeds_threshold(lo, hi - lo, settings.threshold_pct);
     if (row.tested) {
-      const RankTestResult test = mann_whitney_u(base_values, new_values, settings.alternative);
+      const RankTestResult test = shifted_test(base_values, relative, settings);
       row.u_new = test.u_new;
       row.p_value = test.p_value;
       row.exact = test.exact;
@@ -79,11 +96,80 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
   }
   row.base_median = median_of(base_values);
   row.new_median = median_of(new_values);
+  row.new_relative_median = median_of(relative);
   if (row.status == GateStatus::ok) {
-    row.above_threshold = exceeds_threshold(row.base_median, row.delta(), settings.threshold_pct);
-    row.above_floor = row.delta() > settings.floor;
+    const double grown = row.new_relative_median - row.base_median;
+    row.above_threshold = exceeds_threshold(row.base_median, grown, settings.threshold_pct);
+    row.above_floor = grown > settings.floor;
   }
   return row;
+}
+
+/// The common factor of the groups: the median of their ratios new median
+/// / base median, each weighted by its base median, so that neither one
+/// large group that changed alone nor the many tiny, noisy ones decide it.
+/// 1 when no group is above 0 on both sides.
+double common_factor(const Side& base, const Side& next, const std::set<std::string>& keys,
+                     double& largest_share) {
+  largest_share = 1;
+  std::vector<std::pair<double, double>> ratios;  // ratio, weight
+  double weight_sum = 0;
+  for (const std::string& key : keys) {
+    bool in_base = false, in_new = false;
+    std::vector<double> base_values = runs_of(base, key, in_base);
+    std::vector<double> new_values = runs_of(next, key, in_new);
+    const double b = median_of(base_values), n = median_of(new_values);
+    if (!(b > 0) || !(n > 0)) continue;
+    ratios.emplace_back(n / b, b);
+    weight_sum += b;
+  }
+  if (ratios.empty()) return 1;
+  double largest = 0;
+  for (const auto& entry : ratios) largest = std::max(largest, entry.second);
+  largest_share = largest / weight_sum;
+  std::sort(ratios.begin(), ratios.end());
+  double cumulative = 0;
+  for (const auto& [ratio, weight] : ratios) {
+    cumulative += weight;
+    if (cumulative >= weight_sum / 2) return ratio;
+  }
+  return ratios.back().first;
+}
+
+/// The drift: the common factor, and the shifted test of the runs' totals
+/// (its p-value not yet corrected).
+GateDrift measure_drift(const Side& base, const Side& next, const std::set<std::string>& keys,
+                        const GateSettings& settings) {
+  auto totals = [](const Side& side) {
+    std::vector<double> out;
+    out.reserve(side.size());
+    for (const auto& run : side) {
+      double total = 0;
+      for (const auto& entry : run) total += entry.second;
+      out.push_back(total);
+    }
+    return out;
+  };
+  std::vector<double> base_totals = totals(base);
+  std::vector<double> new_totals = totals(next);
+  GateDrift drift;
+  double largest_share = 1;
+  drift.factor = common_factor(base, next, keys, largest_share);
+  drift.base_median = median_of(base_totals);
+  drift.new_median = median_of(new_totals);
+  if (!(drift.base_median > 0) || !(drift.new_median > 0)) return drift;
+  drift.tested = true;
+  const RankTestResult test = shifted_test(base_totals, new_totals, settings);
+  drift.u_new = test.u_new;
+  drift.p_value = test.p_value;
+  drift.exact = test.exact;
+  // The totals grew significantly and by more than the floor, and the
+  // typical group by more than the threshold; and the typical group is not
+  // one group that holds half the weight, whose own change it would be.
+  drift.flagged = test.p_value <= settings.alpha &&
+                  (drift.factor - 1) * 100 > settings.threshold_pct &&
+                  drift.new_median - drift.base_median > settings.floor && largest_share < 0.5;
+  return drift;
 }
 
 /// Holm-adjusts the p-values of the tested rows (`tested_rows`, at the same
@@ -159,12 +245,15 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
   result.base_runs = base.size();
   result.new_runs = next.size();
   result.smallest_p = smallest_p_value(base.size(), next.size(), settings.alternative);
+  const std::set<std::string> keys = keys_of(base, next);
+  result.drift = measure_drift(base, next, keys, settings);
 
   double log_ratio_sum = 0;
   std::vector<std::size_t> tested_rows;
   std::vector<double> p_values;
-  for (const std::string& key : keys_of(base, next)) {
-    GateRow row = compare_group(key, base, next, settings);
+  for (const std::string& key : keys) {
+    GateRow row =
+        compare_group(key, base, next, result.drift.flagged ? result.drift.factor : 1.0, settings);
     if (row.tested) {
       tested_rows.push_back(result.rows.size());
       p_values.push_back(*row.p_value);
@@ -185,6 +274,10 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
   }
   sort_rows(result.rows);
   return result;
+}
+
+double grown_by_threshold(double base, const GateSettings& settings) {
+  return base + std::max(std::abs(base) * settings.threshold_pct / 100, settings.floor);
 }
 
 bool gate_has_power(const GateResult& result, const GateSettings& settings) {

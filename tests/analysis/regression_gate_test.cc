@@ -136,6 +136,10 @@ TEST(RegressionGateTest, SignificantAboveThresholdAndFloor) {
   const GateResult r = evaluate_gate(base, next, GateSettings{});
   EXPECT_EQ(r.base_runs, 5u);
   EXPECT_DOUBLE_EQ(r.smallest_p, 1.0 / 252);
+  // The typical pass grew 3 % (steady's 103.4 / 100.4 is the weighted
+  // median of the ratios): no drift, nothing taken out.
+  EXPECT_DOUBLE_EQ(r.drift.factor, 103.4 / 100.4);
+  EXPECT_FALSE(r.drift.flagged);
   // Tested: slow, noisy (pooled 50..60 ms) and sometimes (0..2 ms, and any
   // growth from 0 is above the threshold). Not tiny (+400 %, but its pooled
   // runs span 0.4 ms, under the 1 ms floor), not steady (its pooled runs
@@ -194,6 +198,79 @@ TEST(RegressionGateTest, ThresholdAndFloorEachVeto) {
   settings.alternative = Alternative::two_sided;
   EXPECT_EQ(evaluate_gate(next, base, settings).regressions, 0u);
   EXPECT_EQ(evaluate_gate(base, next, settings).regressions, 1u);
+}
+
+/// Ten runs per side of one group, ms; each side's values as given.
+Runs ten(const std::string& key, const std::vector<double>& ms) {
+  Runs out(ms.size());
+  for (std::size_t i = 0; i < ms.size(); ++i) out[i][key] = ms[i] * 1e6;
+  return out;
+}
+
+TEST(RegressionGateTest, TheThresholdIsTestedNotOnlyTheDirection) {
+  std::vector<double> base_ms, plus6, plus15;
+  for (int i = 0; i < 10; ++i) {
+    base_ms.push_back(100 + i);
+    plus6.push_back((100 + i) * 1.06);
+    plus15.push_back((100 + i) * 1.15);
+  }
+  // +6 % everywhere: new is larger than base in 93.5 of 100 pairs, which the
+  // plain test finds significant; but against the base grown by 5 % (b +
+  // max(5 % of b, 1 ms)) it is larger in 59 pairs: no evidence that the
+  // change exceeds the threshold.
+  const GateResult six = evaluate_gate(ten("p", base_ms), ten("p", plus6), GateSettings{});
+  ASSERT_EQ(six.rows.size(), 1u);
+  EXPECT_TRUE(six.rows[0].tested);
+  EXPECT_TRUE(six.rows[0].above_threshold);  // the medians alone say +6 %
+  EXPECT_EQ(six.rows[0].u_new, 59);
+  EXPECT_GT(*six.rows[0].p_value, 0.2);
+  EXPECT_EQ(six.regressions, 0u);
+  EXPECT_LT(mann_whitney_u(base_ms, plus6, Alternative::greater).p_value, 0.05);
+  // +15 %: larger than the grown base in every pair.
+  const GateResult fifteen = evaluate_gate(ten("p", base_ms), ten("p", plus15), GateSettings{});
+  EXPECT_EQ(fifteen.regressions, 1u);
+  EXPECT_DOUBLE_EQ(*fifteen.rows[0].p_value, exact_upper_tail(10, 10, 100));
+  // The floor grows the base too: +15 % of about 100 ms is under a 20 ms floor.
+  GateSettings high_floor;
+  high_floor.floor = 20e6;
+  EXPECT_EQ(evaluate_gate(ten("p", base_ms), ten("p", plus15), high_floor).regressions, 0u);
+  EXPECT_DOUBLE_EQ(grown_by_threshold(100e6, GateSettings{}), 105e6);
+  EXPECT_DOUBLE_EQ(grown_by_threshold(10e6, GateSettings{}), 11e6);  // the floor is larger
+  EXPECT_DOUBLE_EQ(grown_by_threshold(-100e6, GateSettings{}), -95e6);
+}
+
+TEST(RegressionGateTest, ADriftOfEveryPassIsReportedApartAndTakenOutOfThePasses) {
+  // Twelve passes of 2..13 ms; the new runs 11 % slower in every pass, and
+  // one pass (p5) 40 % slower: a machine 11 % slower, and p5's own change.
+  Runs base(10), next(10);
+  for (std::size_t run = 0; run < 10; ++run) {
+    const double jitter = 1 + 0.001 * static_cast<double>(run);
+    for (int pass = 0; pass < 12; ++pass) {
+      const std::string key = "p" + std::to_string(pass);
+      const double ms = (2 + pass) * jitter;
+      base[run][key] = ms * 1e6;
+      next[run][key] = ms * 1.11 * (pass == 5 ? 1.4 : 1.0) * 1e6;
+    }
+  }
+  const GateResult r = evaluate_gate(base, next, GateSettings{});
+  EXPECT_TRUE(r.drift.tested);
+  EXPECT_TRUE(r.drift.flagged);
+  EXPECT_NEAR(r.drift.factor, 1.11, 1e-9);
+  EXPECT_DOUBLE_EQ(*r.drift.p_value, exact_upper_tail(10, 10, 100));
+  // Only p5 grew more than the rest.
+  ASSERT_EQ(r.regressions, 1u);
+  EXPECT_EQ(r.rows[0].key, "p5");
+  EXPECT_NEAR(r.rows[0].new_relative_median / r.rows[0].base_median, 1.4, 1e-9);
+  // The same runs without p5's change: the drift alone, no pass flagged.
+  for (auto& run : next) run["p5"] /= 1.4;
+  const GateResult drift_only = evaluate_gate(base, next, GateSettings{});
+  EXPECT_TRUE(drift_only.drift.flagged);
+  EXPECT_EQ(drift_only.regressions, 0u);
+  // One pass alone: its change is its own, never a drift.
+  const GateResult one = evaluate_gate(ten("p", std::vector<double>(10, 10.0)),
+                                       ten("p", std::vector<double>(10, 20.0)), GateSettings{});
+  EXPECT_FALSE(one.drift.flagged);
+  EXPECT_DOUBLE_EQ(one.drift.factor, 2.0);
 }
 
 TEST(RegressionGateTest, PowerDependsOnRunsAndTestedGroups) {

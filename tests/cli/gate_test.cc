@@ -2,13 +2,17 @@
 // JSON and Markdown against golden files, the measure chosen, and exit
 // status 2 for each kind of bad input.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "cli_test_support.h"
+#include "passtiming/formats/profile_io.h"
 #include "passtiming/formats/profile_json.h"
 #include "profile_fixtures.h"
 
@@ -25,10 +29,10 @@ constexpr Nanoseconds kMs = 1'000'000;
 /// given. With `cpu`, the profile records the cpu metric and each record's
 /// CPU time is `cpu_share` of its wall time.
 Profile make_profile(const std::vector<std::pair<std::string, Nanoseconds>>& passes,
-                     bool cpu = false, double cpu_share = 0.5) {
+                     bool cpu = false, double cpu_share = 0.5, std::int64_t pid = 4242) {
   Profile profile;
   profile.metadata = {"passtiming 0.1.0", "clang-19 -O2 -c a.c", "build-host",
-                      "2024-05-01T12:00:00Z", 4242};
+                      "2024-05-01T12:00:00Z", pid};
   Section& s = profile.sections.emplace_back();
   s.context = "stage=codegen";
   s.threads = {1};
@@ -68,14 +72,14 @@ GateFiles write_sides(const ScratchDir& dir, bool cpu = false) {
                                      {"GVNPass", gvn_base[i] * kMs},
                                      {"SROAPass", kMs / 10},
                                      {"LoopUnrollPass", 2 * kMs}},
-                                    cpu),
+                                    cpu, 0.5, 1000 + i),
                        b);
     const std::string n = dir.file("new-" + std::to_string(i + 1) + ".json");
     write_profile_file(make_profile({{"InstCombinePass", (20 + i) * kMs},
                                      {"GVNPass", gvn_new[i] * kMs},
                                      {"SROAPass", 4 * kMs / 10},
                                      {"LICMPass", 3 * kMs}},
-                                    cpu),
+                                    cpu, 0.5, 2000 + i),
                        n);
     files.base.push_back(b);
     files.next.push_back(n);
@@ -113,7 +117,12 @@ TEST(CliGateTest, SettingsDecide) {
   // a floor of 10 ms; p = 1/252 before Holm's factor 2: not below 0.005.
   EXPECT_EQ(run_tool(gate_args(f, {"--threshold-pct", "90"})).status, 0);
   EXPECT_EQ(run_tool(gate_args(f, {"--floor-ms", "10"})).status, 0);
-  EXPECT_EQ(run_tool(gate_args(f, {"--floor-ms", "9.9"})).status, 1);
+  // The test asks whether the new runs exceed the base runs grown by the
+  // floor: 20..24 ms against 19.9..23.9 ms is no evidence of a change above
+  // 9.9 ms (the medians' 10 ms alone would have been flagged before);
+  // against 15..19 ms, it is evidence of one above 5 ms.
+  EXPECT_EQ(run_tool(gate_args(f, {"--floor-ms", "9.9"})).status, 0);
+  EXPECT_EQ(run_tool(gate_args(f, {"--floor-ms", "5"})).status, 1);
   EXPECT_EQ(run_tool(gate_args(f, {"--floor", "10000000"})).status, 0);
   // Two passes tested (InstCombinePass, GVNPass): Holm doubles 1/252.
   EXPECT_EQ(run_tool(gate_args(f, {"--alpha", "0.008"})).status, 1);  // 2/252 = 0.0079
@@ -210,6 +219,107 @@ TEST(CliGateTest, BadInputExitsWith2NamingTheFileOrSetting) {
   EXPECT_EQ(run_tool({"diff", f.base[0], f.next[0], "--alpha", "0.01"}).status, 2);
   EXPECT_EQ(run_tool({"diff", f.base[0], f.next[0], "--format", "markdown"}).status, 2);
   EXPECT_EQ(run_tool({"diff", f.base[0], f.next[0]}).status, 0);  // the median diff is unchanged
+}
+
+/// `f`'s profiles rewritten with `edit` applied to each one's metadata (its
+/// side and index given), into new files; the new sides.
+template <typename Edit>
+GateFiles rewritten(const ScratchDir& dir, const GateFiles& f, Edit edit) {
+  GateFiles out;
+  for (const auto& [from, to, side] :
+       {std::tuple{&f.base, &out.base, "base"}, std::tuple{&f.next, &out.next, "new"}}) {
+    for (std::size_t i = 0; i < from->size(); ++i) {
+      Profile profile = load_profile((*from)[i]);
+      edit(profile.metadata, std::string(side), i);
+      const std::string path =
+          dir.file(std::string("edited-") + side + std::to_string(i) + ".json");
+      write_profile_file(profile, path);
+      to->push_back(path);
+    }
+  }
+  return out;
+}
+
+TEST(CliGateTest, EachRunMustBeAProfileOfItsOwn) {
+  ScratchDir dir;
+  const GateFiles f = write_sides(dir);
+  // One file five times on a side.
+  GateFiles repeated = f;
+  repeated.base = std::vector<std::string>(5, f.base[0]);
+  auto r = run_tool(gate_args(repeated));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "passtiming diff: " + f.base[0] +
+                       " is given more than once (--base and --new together): each run must be "
+                       "a profile of its own\n");
+  // A copy of a run under another name: the same process, host and start.
+  const std::string copy = dir.file("copy.json");
+  std::filesystem::copy_file(f.next[1], copy);
+  GateFiles copied = f;
+  copied.next[4] = copy;
+  r = run_tool(gate_args(copied));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "passtiming diff: " + f.next[1] + " and " + copy +
+                       " are the same run (pid 2001 on build-host, started "
+                       "2024-05-01T12:00:00Z): each run must be a profile of its own\n");
+}
+
+TEST(CliGateTest, SidesThatDifferAreWarnedOfAndRefusedWhenStrict) {
+  ScratchDir dir;
+  const GateFiles f = write_sides(dir);
+  // Another compiler is the change itself: no warning.
+  const GateFiles other_program =
+      rewritten(dir, f, [](ProfileMetadata& m, const std::string& side, std::size_t) {
+        if (side == "new") m.command = "/opt/new/bin/clang -O2 -c a.c";
+      });
+  auto r = run_tool(gate_args(other_program));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "");
+  // Another input compiled: a warning, and with --strict a refusal.
+  const GateFiles other_input =
+      rewritten(dir, f, [](ProfileMetadata& m, const std::string& side, std::size_t) {
+        if (side == "new") m.command = "clang-19 -O2 -c b.c";
+      });
+  r = run_tool(gate_args(other_input, {"--format", "json"}));
+  EXPECT_EQ(r.status, 1);
+  const std::string warning = "the sides ran different commands: " + other_input.base[0] +
+                              " ran 'clang-19 -O2 -c a.c', " + other_input.next[0] +
+                              " ran 'clang-19 -O2 -c b.c'";
+  EXPECT_EQ(r.err, "passtiming diff: warning: " + warning + "\n");
+  EXPECT_NE(r.out.find("\"warnings\":[\"" + warning + "\"]"), std::string::npos) << r.out;
+  r = run_tool(gate_args(other_input, {"--strict"}));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "passtiming diff: " + warning + " (--strict)\n");
+  // Every base run before every new run: two blocks, a warning (never
+  // refused: only the gate's own runs can be alternated).
+  const GateFiles blocks =
+      rewritten(dir, f, [](ProfileMetadata& m, const std::string& side, std::size_t i) {
+        m.start_time = fmt::format("2024-05-01T12:{:02}:00Z", (side == "base" ? 0 : 10) + i);
+      });
+  r = run_tool(gate_args(blocks, {"--strict"}));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "passtiming diff: warning: the sides were not interleaved: every base run started "
+            "before every new run, so a change of the machine between them reads as a change "
+            "of the compiler; alternate them (passtiming gate does)\n");
+  // Alternated: no warning.
+  const GateFiles alternated =
+      rewritten(dir, f, [](ProfileMetadata& m, const std::string& side, std::size_t i) {
+        m.start_time = fmt::format("2024-05-01T12:{:02}:00Z", 2 * i + (side == "base" ? 0 : 1));
+      });
+  r = run_tool(gate_args(alternated));
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliGateTest, TheBestRecordedMeasureIsChosenAndSaid) {
+  ScratchDir dir;
+  const GateFiles f = write_sides(dir, /*cpu=*/true);
+  const auto text = run_tool(gate_args(f));
+  EXPECT_NE(text.out.find("Measure: cpu, the best every run recorded (instructions, then cpu, "
+                          "then wall).\n"),
+            std::string::npos)
+      << text.out;
+  const auto given = run_tool(gate_args(f, {"--measure", "cpu"}));
+  EXPECT_EQ(given.out.find("Measure: "), std::string::npos) << given.out;
 }
 
 }  // namespace

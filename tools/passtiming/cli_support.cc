@@ -101,6 +101,7 @@ int run_cli(int argc, const char* const* argv) {
   add(add_summary_command);
   add(add_merge_command);
   add(add_diff_command);
+  add(add_gate_command);
   add(add_convert_command);
   add(add_export_command);
   add(add_push_command);

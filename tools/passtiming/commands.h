@@ -46,6 +46,10 @@ Action add_merge_command(CLI::App& app);
 /// `passtiming diff BASE NEW | --base FILE... --new FILE... [--fail-above PCT] [--min-ms X]`
 Action add_diff_command(CLI::App& app);
 
+/// `passtiming gate --base CMD --new CMD [--runs N] [--seed S] [--dir DIR] [--metrics M]`
+/// and diff --gate's settings: both commands run alternately, then judged.
+Action add_gate_command(CLI::App& app);
+
 /// `passtiming convert INPUT --to chrome|html|json [-o OUT]`
 Action add_convert_command(CLI::App& app);
 

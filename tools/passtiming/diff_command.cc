@@ -112,8 +112,9 @@ std::string render_json(const std::vector<DiffRow>& rows, const std::vector<bool
 
 /// Whether any option of the gate differs from its default.
 bool gate_options_given(const GateOptions& given, const GateOptions& defaults) {
-  return given.measure || given.floor_ms || given.floor || given.alpha != defaults.alpha ||
-         given.alternative != defaults.alternative || given.threshold_pct != defaults.threshold_pct;
+  return given.measure || given.floor_ms || given.floor || given.strict ||
+         given.alpha != defaults.alpha || given.alternative != defaults.alternative ||
+         given.threshold_pct != defaults.threshold_pct;
 }
 
 void add_diff_options(CLI::App& sub, DiffOptions& options) {
@@ -143,29 +144,7 @@ void add_gate_options(CLI::App& sub, DiffOptions& options) {
   sub.add_flag("--gate", options.gate,
                "statistical gate over several runs per side: Mann-Whitney U per pass, Holm's "
                "correction, a threshold and a floor; exit 1 on a regression");
-  sub.add_option("--measure", g.measure,
-                 "with --gate: wall, cpu, instructions, rss or ir (default: cpu when every "
-                 "profile recorded it, else wall)")
-      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
-  sub.add_option("--alpha", g.alpha,
-                 "with --gate: family-wise error rate over the tested passes (default 0.05)")
-      ->type_name("RATE")
-      ->check(non_negative_number());
-  sub.add_option("--alternative", g.alternative,
-                 "with --gate: greater (default: is the new side larger?) or two-sided")
-      ->check(CLI::IsMember({"greater", "two-sided"}));
-  sub.add_option("--threshold-pct", g.threshold_pct,
-                 "with --gate: the median must grow by more than this many percent (default 5)")
-      ->type_name("PCT")
-      ->check(non_negative_number());
-  sub.add_option("--floor-ms", g.floor_ms,
-                 "with --gate: ... and by more than this many ms (default 1; wall and cpu)")
-      ->type_name("MS")
-      ->check(non_negative_number());
-  sub.add_option("--floor", g.floor,
-                 "with --gate: ... and by more than this, in the measure's unit")
-      ->type_name("NUMBER")
-      ->check(non_negative_number());
+  add_gate_settings(sub, g, "with --gate: ");
 }
 
 /// The statistical gate over o's sides, with its own options.

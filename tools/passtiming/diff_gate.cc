@@ -1,13 +1,18 @@
 #include "diff_gate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <filesystem>
 #include <unordered_map>
 
 #include "commands.h"
 #include "gate_report.h"
 #include "passtiming/analysis/gate_measure.h"
+#include "passtiming/analysis/measure.h"
 #include "passtiming/analysis/regression_gate.h"
 #include "profile_inputs.h"
 
@@ -23,6 +28,11 @@ using GroupValues = std::unordered_map<std::string, double>;
 struct LoadedRun {
   std::string path;
   MetricSet recorded;
+  ProfileMetrics metrics;  ///< with what was asked for but unavailable
+  ProfileMetadata metadata;
+  /// The sections' contexts (translation units, stages), sorted: what was
+  /// compiled.
+  std::vector<std::string> contexts;
   std::array<std::optional<GroupValues>, 5> by_measure;
 };
 
@@ -49,6 +59,10 @@ std::vector<LoadedRun> load_side(const std::vector<std::string>& paths, GroupBy 
     LoadedRun run;
     run.path = paths[index++];
     run.recorded = profile.metrics.recorded;
+    run.metrics = profile.metrics;
+    run.metadata = profile.metadata;
+    for (const Section& section : profile.sections) run.contexts.push_back(section.context);
+    std::sort(run.contexts.begin(), run.contexts.end());
     for (std::size_t m = 0; m < kMeasures.size(); ++m) {
       if (profile_has_measure(profile, kMeasures[m])) {
         run.by_measure[m] = measure_by_group(profile, by, kMeasures[m]);
@@ -66,6 +80,20 @@ std::vector<GroupValues> values_of(std::vector<LoadedRun>& runs, Measure measure
     values.push_back(std::move(*run.by_measure[static_cast<std::size_t>(measure)]));
   }
   return values;
+}
+
+/// The most precise measure every run recorded: retired instructions (not
+/// moved by the machine's load), then CPU time, then wall time.
+Measure best_measure(const std::vector<LoadedRun>& base, const std::vector<LoadedRun>& next) {
+  for (const Measure measure : {Measure::instructions, Measure::cpu}) {
+    const auto has = [measure](const LoadedRun& run) {
+      return run.by_measure[static_cast<std::size_t>(measure)].has_value();
+    };
+    if (std::all_of(base.begin(), base.end(), has) && std::all_of(next.begin(), next.end(), has)) {
+      return measure;
+    }
+  }
+  return Measure::wall;
 }
 
 /// The steps below return the exit status of a refusal (its message
@@ -104,9 +132,9 @@ Refusal check_recorded_metrics(const std::vector<LoadedRun>& base,
         if (run.by_measure[static_cast<std::size_t>(*asked)]) continue;
         return input_failure(fmt::format(
             "passtiming diff: {} did not record the {} metric that --measure {} needs (it "
-            "recorded: {}); record it with PASSTIMING_METRICS={}",
+            "recorded: {}); {}",
             run.path, measure_name(*asked), measure_name(*asked), describe_metrics(run.recorded),
-            measure_name(*asked)));
+            missing_measure_advice(run.metrics, *asked)));
       }
     }
   }
@@ -174,6 +202,91 @@ Refusal check_power(const GateResult& result, const GateSettings& settings, cons
       result.smallest_p, runs_needed_per_side(result.tested, settings)));
 }
 
+/// Each run must be its own profile: a file given twice, or two files of one
+/// recorded run (same process, host and start), would count one run as
+/// several and make any difference look significant.
+Refusal check_distinct_runs(const std::vector<LoadedRun>& base,
+                            const std::vector<LoadedRun>& next) {
+  std::vector<std::pair<std::string, const LoadedRun*>> seen;
+  for (const std::vector<LoadedRun>* side : {&base, &next}) {
+    for (const LoadedRun& run : *side) {
+      std::error_code error;
+      std::string canonical = std::filesystem::weakly_canonical(run.path, error).string();
+      if (error) canonical = run.path;
+      for (const auto& [other_path, other] : seen) {
+        if (other_path == canonical) {
+          return input_failure(fmt::format(
+              "passtiming diff: {} is given more than once (--base and --new together): each "
+              "run must be a profile of its own",
+              run.path));
+        }
+        const ProfileMetadata& a = run.metadata;
+        if (a.pid != 0 && a == other->metadata) {
+          return input_failure(fmt::format(
+              "passtiming diff: {} and {} are the same run (pid {} on {}, started {}): each run "
+              "must be a profile of its own",
+              other->path, run.path, a.pid, a.host, a.start_time));
+        }
+      }
+      seen.emplace_back(std::move(canonical), &run);
+    }
+  }
+  return std::nullopt;
+}
+
+/// A command line without its program: two compilers of one compile differ
+/// in the program alone.
+std::string_view arguments_of(std::string_view command) {
+  const std::size_t space = command.find(' ');
+  return space == std::string_view::npos ? std::string_view() : command.substr(space + 1);
+}
+
+/// What makes the sides not comparable, as warnings: other arguments or
+/// other inputs compiled (the program itself may differ: that is the
+/// change), and sides run as two blocks rather than alternately (from the
+/// profiles' start times).
+std::vector<std::string> comparability_warnings(const std::vector<LoadedRun>& base,
+                                                const std::vector<LoadedRun>& next) {
+  std::vector<std::string> warnings;
+  const LoadedRun& a = base.front();
+  for (const LoadedRun& b : next) {
+    if (arguments_of(a.metadata.command) != arguments_of(b.metadata.command)) {
+      warnings.push_back(fmt::format("the sides ran different commands: {} ran '{}', {} ran '{}'",
+                                     a.path, a.metadata.command, b.path, b.metadata.command));
+      break;
+    }
+  }
+  for (const LoadedRun& b : next) {
+    if (a.contexts != b.contexts) {
+      warnings.push_back(
+          fmt::format("the sides compiled different inputs: {} has the sections {}, {} has {}",
+                      a.path, fmt::join(a.contexts, ", "), b.path, fmt::join(b.contexts, ", ")));
+      break;
+    }
+  }
+  auto span = [](const std::vector<LoadedRun>& side) {
+    std::string first = side.front().metadata.start_time, last = first;
+    for (const LoadedRun& run : side) {
+      first = std::min(first, run.metadata.start_time);
+      last = std::max(last, run.metadata.start_time);
+    }
+    return std::pair{first, last};
+  };
+  const auto [base_first, base_last] = span(base);
+  const auto [new_first, new_last] = span(next);
+  // Start times are whole seconds: only sides that cannot have alternated
+  // are named.
+  if (!base_first.empty() && !new_first.empty() &&
+      (base_last < new_first || new_last < base_first)) {
+    warnings.push_back(fmt::format(
+        "the sides were not interleaved: every {} run started before every {} run, so a change "
+        "of the machine between them reads as a change of the compiler; alternate them "
+        "(passtiming gate does)",
+        base_last < new_first ? "base" : "new", base_last < new_first ? "new" : "base"));
+  }
+  return warnings;
+}
+
 /// Writes the verdict in --format to --output; the exit status says whether
 /// a group regressed.
 int write_verdict(const GateResult& result, const GateReportContext& context,
@@ -186,7 +299,7 @@ int write_verdict(const GateResult& result, const GateReportContext& context,
   } catch (const std::exception& e) {
     return input_failure(e.what());
   }
-  return result.regressions > 0 ? kExitRegression : kExitOk;
+  return result.regressions > 0 || result.drift.flagged ? kExitRegression : kExitOk;
 }
 
 }  // namespace
@@ -206,8 +319,15 @@ int run_diff_gate(const GateOptions& o) {
     return input_failure(e.what());
   }
   if (Refusal refused = check_recorded_metrics(base, next, asked)) return *refused;
-  const Measure measure =
-      asked ? *asked : (base.front().recorded.contains(Metric::cpu) ? Measure::cpu : Measure::wall);
+  if (Refusal refused = check_distinct_runs(base, next)) return *refused;
+  const std::vector<std::string> warnings = comparability_warnings(base, next);
+  for (const std::string& warning : warnings) {
+    if (o.strict && !warning.starts_with("the sides were not interleaved")) {
+      return input_failure(fmt::format("passtiming diff: {} (--strict)", warning));
+    }
+    std::fprintf(stderr, "passtiming diff: warning: %s\n", warning.c_str());
+  }
+  const Measure measure = asked ? *asked : best_measure(base, next);
   if (Refusal refused = read_floor(o, measure, settings)) return *refused;
   if (Refusal refused = check_enough_runs(base.size(), next.size(), settings)) return *refused;
 
@@ -216,7 +336,37 @@ int run_diff_gate(const GateOptions& o) {
   if (Refusal refused = check_power(result, settings, o, base.size(), next.size())) {
     return *refused;
   }
-  return write_verdict(result, GateReportContext{by, measure, settings}, o);
+  return write_verdict(result, GateReportContext{by, measure, settings, !asked, warnings}, o);
+}
+
+void add_gate_settings(CLI::App& sub, GateOptions& g, const std::string& prefix) {
+  sub.add_option("--measure", g.measure,
+                 prefix +
+                     "wall, cpu, instructions, rss or ir (default: the best every "
+                     "profile recorded: instructions, then cpu, then wall)")
+      ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
+  sub.add_option("--alpha", g.alpha,
+                 prefix + "family-wise error rate over the tested passes (default 0.05)")
+      ->type_name("RATE")
+      ->check(non_negative_number());
+  sub.add_option("--alternative", g.alternative,
+                 prefix + "greater (default: is the new side larger?) or two-sided")
+      ->check(CLI::IsMember({"greater", "two-sided"}));
+  sub.add_option("--threshold-pct", g.threshold_pct,
+                 prefix +
+                     "the new runs must exceed the base runs grown by more than this "
+                     "many percent (default 5)")
+      ->type_name("PCT")
+      ->check(non_negative_number());
+  sub.add_option("--floor-ms", g.floor_ms,
+                 prefix + "... and by more than this many ms (default 1; wall and cpu)")
+      ->type_name("MS")
+      ->check(non_negative_number());
+  sub.add_option("--floor", g.floor, prefix + "... and by more than this, in the measure's unit")
+      ->type_name("NUMBER")
+      ->check(non_negative_number());
+  sub.add_flag("--strict", g.strict,
+               prefix + "refuse sides whose commands or inputs differ (default: a warning)");
 }
 
 }  // namespace passtiming::cli

@@ -4,6 +4,7 @@
 /// runs per side (include/passtiming/analysis/regression_gate.h). Exit status 0 when
 /// no group regressed, 1 when one did, 2 for bad input or settings.
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,16 +18,24 @@ struct GateOptions {
   std::string by = "pass";
   std::string format = "text";
   std::string output = "-";
-  std::optional<std::string> measure;  ///< unset: cpu when every profile has it, else wall
+  /// unset: the best every profile recorded: instructions, then cpu, then wall
+  std::optional<std::string> measure;
   std::string alpha = "0.05";
   std::string alternative = "greater";
   std::string threshold_pct = "5";
   std::optional<std::string> floor_ms;  ///< for the time measures
   std::optional<std::string> floor;     ///< in the measure's unit
+  /// Sides whose commands or inputs differ are refused, not only warned of.
+  bool strict = false;
 };
 
 /// Loads the profiles, checks them and the settings, evaluates the gate and
 /// writes the verdict; returns the exit status.
 int run_diff_gate(const GateOptions& options);
+
+/// The test's options (--measure, --alpha, --alternative, --threshold-pct,
+/// --floor-ms, --floor, --strict) on `sub`, each help text after `prefix`:
+/// `diff --gate` and `gate` take the same.
+void add_gate_settings(CLI::App& sub, GateOptions& options, const std::string& prefix);
 
 }  // namespace passtiming::cli

@@ -73,15 +73,52 @@ std::string geomean_text(const GateResult& r, GroupBy by) {
 std::string test_text(const GateResult& r, const GateReportContext& c) {
   return fmt::format(
       "Mann-Whitney U ({}), Holm at alpha {:g} over {} tested; threshold +{:g}%, floor {}",
-      c.settings.alternative == Alternative::greater ? "one-sided: new larger" : "two-sided",
+      c.settings.alternative == Alternative::greater
+          ? "one-sided: new larger than base grown by the threshold and floor"
+          : "two-sided",
       c.settings.alpha, plural(r.tested, group_by_name(c.by)), c.settings.threshold_pct,
       display_floor(c));
 }
 
 std::string verdict_text(const GateResult& r) {
-  return r.regressions == 0
-             ? std::string("no regression")
-             : fmt::format("{} regression{}", r.regressions, r.regressions == 1 ? "" : "s");
+  std::string text = r.regressions == 0 ? std::string("no regression")
+                                        : fmt::format("{} regression{}", r.regressions,
+                                                      r.regressions == 1 ? "" : "s");
+  if (r.drift.flagged) text += ", and a drift of every pass";
+  return text;
+}
+
+/// Why this measure, when the gate chose it: "Measure: cpu, the best
+/// every run recorded (instructions, then cpu, then wall)."; "" when given.
+std::string measure_text(const GateReportContext& c) {
+  if (!c.measure_chosen) return "";
+  return fmt::format(
+      "Measure: {}, the best every run recorded (instructions, then cpu, then wall).",
+      measure_name(c.measure));
+}
+
+/// The drift in one sentence: the common factor of the runs' totals,
+/// whether it is a change of every pass, and that the groups were compared
+/// with it taken out.
+std::string drift_text(const GateResult& r, const GateReportContext& c) {
+  const GateDrift& d = r.drift;
+  if (!d.tested) return "Drift: not tested (a side's runs total 0)";
+  const double pct = (d.factor - 1) * 100;
+  std::string text = fmt::format(
+      "Drift: the typical {} {} by {:.1f}% (the median ratio, weighted by base); the runs' "
+      "totals {} -> {} {} (p {})",
+      group_by_name(c.by), pct >= 0 ? "grew" : "shrank", std::abs(pct),
+      display_value(d.base_median, c.measure), display_value(d.new_median, c.measure),
+      display_unit(c.measure), p_text(d.p_value));
+  if (d.flagged) {
+    text += fmt::format(
+        ": every {} slower by {:.1f}%, the machine or a global change; the {}s below are "
+        "compared with it taken out",
+        group_by_name(c.by), pct, group_by_name(c.by));
+  } else {
+    text += ": not a change beyond the threshold";
+  }
+  return text;
 }
 
 std::vector<const GateRow*> rows_with(const GateResult& r, GateStatus status) {
@@ -128,7 +165,10 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
   fmt::format_to(it, "{}\nPass Timing Gate by {}: {} self {} per run, {} base and {} new runs\n",
                  std::string(rule, '='), group_by_name(c.by), measure_name(c.measure), unit,
                  r.base_runs, r.new_runs);
-  fmt::format_to(it, "{}\n{}\n", test_text(r, c), std::string(rule, '-'));
+  fmt::format_to(it, "{}\n{}\n", test_text(r, c), drift_text(r, c));
+  if (c.measure_chosen) fmt::format_to(it, "{}\n", measure_text(c));
+  for (const std::string& warning : c.warnings) fmt::format_to(it, "Warning: {}\n", warning);
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
   fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", "Pass", width,
                  fmt::format("Base ({})", unit), fmt::format("New ({})", unit),
                  fmt::format("Delta ({})", unit), "Delta %", "p", "p Holm", "Status");
@@ -159,12 +199,25 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
                  "\"correction\":\"holm\",\"alpha\":{},\"threshold_pct\":{},\"floor\":{},"
                  "\"base_profiles\":{},\"new_profiles\":{},\"tested\":{},\"smallest_p\":{},"
                  "\"geomean_ratio\":{},\"geomean_groups\":{},\"geomean_excluded\":{},",
-                 r.regressions ? "regression" : "ok", r.regressions, measure_name(c.measure),
-                 measure_unit(c.measure), group_by_name(c.by),
+                 r.regressions || r.drift.flagged ? "regression" : "ok", r.regressions,
+                 measure_name(c.measure), measure_unit(c.measure), group_by_name(c.by),
                  alternative_name(c.settings.alternative), c.settings.alpha,
                  c.settings.threshold_pct, c.settings.floor, r.base_runs, r.new_runs, r.tested,
                  r.smallest_p, optional_number(r.geomean_ratio), r.geomean_groups,
                  r.geomean_excluded);
+  const GateDrift& d = r.drift;
+  fmt::format_to(it,
+                 "\"measure_chosen\":{},\"drift\":{{\"base_median\":{},\"new_median\":{},"
+                 "\"factor\":{},\"tested\":{},\"u\":{},\"p_value\":{},\"exact\":{},"
+                 "\"flagged\":{}}},\"warnings\":[",
+                 c.measure_chosen, d.base_median, d.new_median, d.factor, d.tested,
+                 d.tested ? fmt::format("{}", d.u_new) : "null", optional_number(d.p_value),
+                 d.exact, d.flagged);
+  for (std::size_t i = 0; i < c.warnings.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, c.warnings[i]);
+  }
+  out += "],";
   for (const GateStatus status : {GateStatus::appeared, GateStatus::vanished}) {
     fmt::format_to(it, "\"{}\":[", gate_status_name(status));
     const std::vector<const GateRow*> listed = rows_with(r, status);
@@ -182,10 +235,11 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
     append_json_string(out, row.key);
     fmt::format_to(it,
                    ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
-                   "\"ratio\":{},\"tested\":{},\"u\":{},\"p_value\":{},\"p_holm\":{},"
-                   "\"exact\":{},\"above_threshold\":{},\"above_floor\":{}}}",
+                   "\"ratio\":{},\"new_relative_median\":{},\"tested\":{},\"u\":{},"
+                   "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
+                   "\"above_floor\":{}}}",
                    gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
-                   optional_number(row.ratio()), row.tested,
+                   optional_number(row.ratio()), row.new_relative_median, row.tested,
                    row.tested ? fmt::format("{}", row.u_new) : "null", optional_number(row.p_value),
                    optional_number(row.p_holm), row.exact, row.above_threshold, row.above_floor);
   }
@@ -200,8 +254,10 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
   fmt::format_to(it, "**passtiming gate: {}** ({} self {} by {}, {} base and {} new runs)\n\n",
                  verdict_text(r), measure_name(c.measure), is_time(c.measure) ? "time" : "value",
                  group_by_name(c.by), r.base_runs, r.new_runs);
-  fmt::format_to(it, "{}. Geometric mean of new/base: {}.\n\n", test_text(r, c),
-                 geomean_text(r, c.by));
+  fmt::format_to(it, "{}. Geometric mean of new/base: {}.\n\n{}.{}\n\n", test_text(r, c),
+                 geomean_text(r, c.by), drift_text(r, c),
+                 c.measure_chosen ? " " + measure_text(c) : std::string());
+  for (const std::string& warning : c.warnings) fmt::format_to(it, "> Warning: {}\n\n", warning);
 
   std::vector<const GateRow*> shown = rows_with(r, GateStatus::regression);
   std::size_t others = 0;

@@ -5,6 +5,7 @@
 /// first line is the verdict).
 
 #include <string>
+#include <vector>
 
 #include "passtiming/analysis/aggregate.h"
 #include "passtiming/analysis/gate_measure.h"
@@ -17,6 +18,11 @@ struct GateReportContext {
   GroupBy by = GroupBy::pass;
   Measure measure = Measure::wall;
   GateSettings settings;
+  /// The measure was chosen as the best every run recorded, not given.
+  bool measure_chosen = false;
+  /// What makes the sides less comparable (other commands, other inputs,
+  /// not interleaved), shown with the verdict.
+  std::vector<std::string> warnings;
 };
 
 std::string render_gate_text(const GateResult& result, const GateReportContext& context);

@@ -97,6 +97,17 @@ std::optional<fs::path> find_python_package(std::vector<std::string>& looked_in)
 
 enum class CommandKind { clang, opt, python, other };
 
+/// Where the program is in `argv`: after a leading `env NAME=VALUE...`
+/// (which sets a variable for one command, as a gate's side may), else 0.
+std::size_t program_index(const std::vector<std::string>& argv) {
+  if (argv.empty() || fs::path(argv[0]).filename() != "env") return 0;
+  std::size_t i = 1;
+  while (i < argv.size() && argv[i].find('=') != std::string::npos && argv[i][0] != '-') ++i;
+  // `env` with options of its own, or nothing after the assignments: the
+  // command is env itself.
+  return i < argv.size() && argv[i][0] != '-' ? i : 0;
+}
+
 CommandKind kind_of(const std::string& program) {
   const std::string name = fs::path(program).filename().string();
   if (name.rfind("clang", 0) == 0) return CommandKind::clang;
@@ -439,10 +450,13 @@ bool inject_llvm_plugin(const RunOptions& options, CommandKind kind, TimedComman
     return false;
   }
   std::vector<std::string>& argv = command.argv;
+  // The plugin's argument goes right after the program, past `env`'s
+  // assignments.
+  const auto after_program = argv.begin() + static_cast<std::ptrdiff_t>(program_index(argv)) + 1;
   if (kind == CommandKind::clang) {
-    argv.insert(argv.begin() + 1, "-fpass-plugin=" + plugin->string());
+    argv.insert(after_program, "-fpass-plugin=" + plugin->string());
   } else if (kind == CommandKind::opt) {
-    argv.insert(argv.begin() + 1, "-load-pass-plugin=" + plugin->string());
+    argv.insert(after_program, "-load-pass-plugin=" + plugin->string());
   } else {
     // '#' keeps the driver quiet about the edit, '+' appends the argument.
     const char* existing = std::getenv("CCC_OVERRIDE_OPTIONS");
@@ -627,7 +641,7 @@ int run_series(const RunOptions& options, CommandKind kind, const TimedCommand& 
 
 int run_timed(const RunOptions& options) {
   if (!check_run_options(options)) return kExitUsage;
-  const CommandKind kind = kind_of(options.command[0]);
+  const CommandKind kind = kind_of(options.command[program_index(options.command)]);
   TimedCommand command{options.command, {}};
   const bool injected = kind == CommandKind::python ? enable_python_hook(options, command)
                                                     : inject_llvm_plugin(options, kind, command);

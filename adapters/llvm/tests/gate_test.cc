@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -115,6 +117,51 @@ TEST_F(GateTest, ASlowerPassIsFlaggedAndNoOther) {
   EXPECT_NE(r.out.find("\"regressions\":1,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("{\"key\":\"IPSCCPPass\",\"status\":\"regression\""), std::string::npos)
       << r.out;
+}
+
+TEST_F(GateTest, TheGateCommandRunsTheSidesInPairsAndJudgesThem) {
+  // The new side spins 20 ms in IPSCCPPass; `env` runs clang, so the plugin
+  // reaches it as it reaches a build's compiles.
+  auto side = [](int spin_us) {
+    return "env PASSTIMING_SPIN_PASS=IPSCCPPass PASSTIMING_SPIN_US=" + std::to_string(spin_us) +
+           " " + compile_command();
+  };
+  const Result r = run("'" + kCli + "' gate --runs " + std::to_string(kRuns) +
+                       " --seed 7 --metrics cpu --dir runs --format json --base \"" + side(0) +
+                       "\" --new \"" + side(20000) + "\"");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"regressions\":1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{\"key\":\"IPSCCPPass\",\"status\":\"regression\""), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("passtiming gate: 8 runs per side, alternated in pairs of random order "
+                       "(--seed 7); the profiles are in runs"),
+            std::string::npos)
+      << r.err;
+  // One profile per run and side, and each pair done before the next began.
+  fs::file_time_type previous_pair_end = fs::file_time_type::min();
+  for (int run = 1; run <= kRuns; ++run) {
+    char number[8];
+    std::snprintf(number, sizeof number, "%03d", run);
+    const fs::path base = dir / "runs" / (std::string("base-") + number + ".json");
+    const fs::path next = dir / "runs" / (std::string("new-") + number + ".json");
+    ASSERT_TRUE(fs::exists(base) && fs::exists(next)) << run;
+    const auto first = std::min(fs::last_write_time(base), fs::last_write_time(next));
+    const auto last = std::max(fs::last_write_time(base), fs::last_write_time(next));
+    EXPECT_LT(previous_pair_end, first) << run;
+    previous_pair_end = last;
+  }
+  EXPECT_FALSE(fs::exists(dir / "runs" / "base-009.json"));
+}
+
+TEST_F(GateTest, TheGateCommandStopsAtAFailingRunAndSaysWhich) {
+  const Result r = run("'" + kCli + "' gate --runs 3 --dir runs --base \"" + compile_command() +
+                       "\" --new \"'" + kClang + "' -c missing.c -o out.o\"");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("passtiming gate: the new command's run 1 of 3 exited with status 1; "
+                       "stopped (the profiles so far are in runs)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace
