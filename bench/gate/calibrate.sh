@@ -1,40 +1,41 @@
 #!/usr/bin/env bash
-# Calibrates `passtiming diff --gate` on real compiles of this machine:
-# `clang-19 -O2 -c examples/c/particles.c` (about 0.2 s), RUNS times per side
-# through `passtiming run --repeat`, every side with the spin plugin
-# (bench/gate/spin_plugin.cc) loaded after passtiming's.
+# Calibrates the regression gate on real compiles of this machine:
+# `passtiming gate` (the sides alternated in pairs of random order, RUNS runs
+# per side) over `clang-19 -O2 -c` of a generated C file of FUNCTIONS
+# functions (bench/gate/make_input.py), every compile with the spin plugin
+# (bench/gate/spin_plugin.cc) loaded after passtiming's, recording METRICS.
 #
-# 1. A/A: TRIES times, two sides of the same compile (spin 0), the gate at
-#    its default settings: how many tries flag a regression, and which passes.
-# 2. A/B: for each spin time, SPIN_TRIES times, a side with spin 0 against a
-#    side whose pass PASS spins that long before each execution (IPSCCPPass
-#    runs once per compile of particles.c at -O2, so the spin is the
-#    slowdown per compile): how many tries flag PASS, and how many flag
-#    another pass.
+# Prints one table row per condition, TRIES gates each:
+#   A/A                 both sides the same compile: gates flagging anything
+#   A/A, neighbour      the same, a memory-bandwidth neighbour
+#                       (bench/gate/bandwidth_neighbour.c) running during the
+#                       first half of each gate's runs
+#   +10% LARGE          the new side's pass LARGE (the pass whose median is
+#                       nearest 20 ms) slower by 10 %: gates flagging it
+#   +10% SMALL          the same for SMALL (median nearest 3 ms, at least
+#                       2 ms), with --floor-ms 0.1, as a 0.3 ms change is
+#                       under the default floor of 1 ms
+#   +4.4% LARGE         under the threshold of 5 %: gates flagging it
+#   +3% LARGEST         under the threshold: the pass with the largest median
+# and for each: how many gates flagged the target, any other pass, a drift.
+# The slowdown is a spin of thread CPU time before each execution of the
+# pass: the pass's median CPU self time in a warm-up, times the percentage,
+# over its executions per compile.
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
-# Settings from the environment: RUNS (10), TRIES (20), SPIN_TRIES (5),
-# SPINS_MS ("0.2 0.5 1 1.5 2 5 10"), PASS (IPSCCPPass), MEASURE (empty: the
-# gate's default), METRICS (PASSTIMING_METRICS of the compiles, e.g. cpu),
-# GATE_FLAGS (more flags for the gate), ORDER (alternate: the two sides'
-# compiles alternate, a-1 b-1 a-2 ..., as docs/gate.md advises; blocks: all
-# of side a, then all of side b).
+# Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
+# METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 large4.4 largest3").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 PASSTIMING="$BUILD/tools/passtiming/passtiming"
 SPIN_PLUGIN="$BUILD/adapters/llvm/tests/libpasstiming_spin.so"
-INPUT="$ROOT/examples/c/particles.c"
-RUNS="${RUNS:-10}"
-TRIES="${TRIES:-20}"
-SPIN_TRIES="${SPIN_TRIES:-5}"
-SPINS_MS="${SPINS_MS:-0.2 0.5 1 1.5 2 5 10}"
-PASS="${PASS:-IPSCCPPass}"
-MEASURE="${MEASURE:-}"
-METRICS="${METRICS:-}"
-ORDER="${ORDER:-alternate}"
-read -r -a EXTRA <<<"${GATE_FLAGS:-}"
 CLANG="${CLANG:-clang-19}"
+TRIES="${TRIES:-20}"
+RUNS="${RUNS:-10}"
+FUNCTIONS="${FUNCTIONS:-50}"
+METRICS="${METRICS:-cpu}"
+CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 large4.4 largest3}"
 
 for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
   if [[ ! -f "$file" ]]; then
@@ -42,103 +43,146 @@ for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
     exit 2
   fi
 done
-
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+NEIGHBOUR_PID=""
+cleanup() {
+  [[ -n "$NEIGHBOUR_PID" ]] && kill "$NEIGHBOUR_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+python3 "$ROOT/bench/gate/make_input.py" "$FUNCTIONS" >"$WORK/input.c"
+cc -O2 -o "$WORK/neighbour" "$ROOT/bench/gate/bandwidth_neighbour.c"
 
-# RUNS compiles into $WORK/$1-%r.json, the pass spinning $2 ms.
-side() {
-  local name="$1" spin_ms="$2"
-  rm -f "$WORK/$name"-*.json
-  PASSTIMING_SPIN_PASS="$PASS" PASSTIMING_SPIN_US="$(python3 -c "print($spin_ms * 1000)")" \
-    PASSTIMING_METRICS="$METRICS" \
-    "$PASSTIMING" run --no-report --repeat "$RUNS" -o "$WORK/$name-%r.json" -- \
-    "$CLANG" -O2 -c "-fpass-plugin=$SPIN_PLUGIN" "$INPUT" -o "$WORK/out.o"
+# The compile of a side whose pass $1 spins $2 µs before each execution.
+compile() {
+  echo "env PASSTIMING_SPIN_PASS=$1 PASSTIMING_SPIN_US=$2 $CLANG -O2 -c" \
+    "-fpass-plugin=$SPIN_PLUGIN $WORK/input.c -o $WORK/out.o"
 }
 
-# One compile into $WORK/$1-$3.json, the pass spinning $2 ms.
-compile_one() {
-  local name="$1" spin_ms="$2" run="$3"
-  PASSTIMING_SPIN_PASS="$PASS" PASSTIMING_SPIN_US="$(python3 -c "print($spin_ms * 1000)")" \
-    PASSTIMING_METRICS="$METRICS" \
-    "$PASSTIMING" run --no-report -o "$WORK/$name-$run.json" -- \
-    "$CLANG" -O2 -c "-fpass-plugin=$SPIN_PLUGIN" "$INPUT" -o "$WORK/out.o"
+# Warm-up: 5 compiles; per pass, its median CPU self time (ms) and its
+# executions per compile, tab-separated, largest first.
+for run in 1 2 3 4 5; do
+  "$PASSTIMING" run --no-report --metrics "$METRICS" -o "$WORK/warm-$run.json" -- \
+    $(compile none 0) 2>/dev/null
+done
+python3 - "$WORK"/warm-*.json >"$WORK/passes.tsv" <<'PY'
+import json, statistics, sys
+runs = []
+for path in sys.argv[1:]:
+    profile = json.load(open(path))
+    totals, counts = {}, {}
+    for section in profile["sections"]:
+        for record in section["records"]:
+            name = record["name"]
+            totals[name] = totals.get(name, 0) + record.get("cpu_self_ns", record["self_ns"])
+            counts[name] = counts.get(name, 0) + 1
+    runs.append((totals, counts))
+names = set(runs[0][0])
+rows = []
+for name in names:
+    if name.startswith("PassManager") or "Adaptor" in name or "Wrapper" in name:
+        continue  # containers: their self time is not one pass's work
+    median = statistics.median(t.get(name, 0) for t, _ in runs) / 1e6
+    rows.append((median, name, runs[0][1].get(name, 0)))
+for median, name, count in sorted(rows, reverse=True):
+    print(f"{name}\t{median:.4f}\t{count}")
+PY
+pick() {  # the pass whose median is nearest $1 ms and at least $2 ms
+  python3 - "$WORK/passes.tsv" "$1" "$2" <<'PY'
+import sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
+want, least = float(sys.argv[2]), float(sys.argv[3])
+rows = [r for r in rows if float(r[1]) >= least]
+print("\t".join(min(rows, key=lambda r: abs(float(r[1]) - want))))
+PY
+}
+IFS=$'\t' read -r LARGE LARGE_MS LARGE_N < <(pick 20 2)
+IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(pick 3 2)
+IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
+spin_us() {  # $1 percent of $2 ms over $3 executions, in µs per execution
+  python3 -c "print(f'{$1 / 100 * $2 * 1000 / $3:.4f}')"
 }
 
-# Both sides, RUNS compiles each, in ORDER: side a spinning 0 ms, side b $1.
-sides() {
-  local spin_ms="$1"
-  if [[ "$ORDER" == blocks ]]; then
-    side a 0
-    side b "$spin_ms"
-    return
-  fi
-  rm -f "$WORK"/a-*.json "$WORK"/b-*.json
-  for ((run = 1; run <= RUNS; run++)); do
-    compile_one a 0 "$run"
-    compile_one b "$spin_ms" "$run"
-  done
-}
-
-# The gate of side a against side b; prints the flagged passes, one line,
-# separated by ';' ("-" for none), then the median delta of PASS in ms, the
-# measure and the number of passes tested, tab-separated.
-gate() {
+# One gate; prints the flagged passes (';'-joined, '-' for none), whether
+# it flagged a drift, and the target's measured relative change in %.
+gate() {  # target spin_us [flags...]
+  local target="$1" spin="$2"
+  shift 2
   local status=0
-  local args=(diff --gate --format json -o "$WORK/verdict.json"
-    --base "$WORK"/a-*.json --new "$WORK"/b-*.json)
-  [[ -n "$MEASURE" ]] && args+=(--measure "$MEASURE")
-  args+=("${EXTRA[@]}")
-  "$PASSTIMING" "${args[@]}" || status=$?
-  if [[ $status -ge 2 ]]; then
-    echo "calibrate: passtiming diff --gate failed with status $status" >&2
+  "$PASSTIMING" gate --runs "$RUNS" --metrics "$METRICS" --dir "$WORK/runs" --format json \
+    -o "$WORK/verdict.json" --base "$(compile "$target" 0)" --new "$(compile "$target" "$spin")" \
+    "$@" 2>"$WORK/gate.err" || status=$?
+  if ((status >= 2)); then
+    echo "calibrate: passtiming gate failed with status $status:" >&2
+    cat "$WORK/gate.err" >&2
     exit 1
   fi
-  python3 - "$WORK/verdict.json" "$PASS" <<'EOF'
+  python3 - "$WORK/verdict.json" "$target" <<'PY'
 import json, sys
-verdict = json.load(open(sys.argv[1]))
-flagged = [r["key"] for r in verdict["rows"] if r["status"] == "regression"]
-row = next((r for r in verdict["rows"] if r["key"] == sys.argv[2]), None)
-delta = row["delta"] / 1e6 if row and verdict["unit"] == "ns" else float("nan")
-# Tab-separated, the names joined by ';': pass names hold spaces and commas.
-print("\t".join([";".join(flagged) or "-", f"{delta:.3f}", verdict["measure"],
-                 str(verdict["tested"])]))
-EOF
+v = json.load(open(sys.argv[1]))
+flagged = [r["key"] for r in v["rows"] if r["status"] == "regression"]
+row = next((r for r in v["rows"] if r["key"] == sys.argv[2]), None)
+change = (row["new_median"] / row["base_median"] - 1) * 100 if row and row["base_median"] else float("nan")
+print("\t".join([";".join(flagged) or "-", str(v["drift"]["flagged"]).lower(), f"{change:+.1f}"]))
+PY
 }
 
-echo "calibrate: $("$CLANG" --version | head -1) -O2 -c examples/c/particles.c," \
-  "$RUNS runs per side ($ORDER), metrics '${METRICS:-none}', gate flags: --measure ${MEASURE:-default} ${EXTRA[*]:-}"
-side warmup 0 >/dev/null
+# The neighbour runs while fewer than half of the gate's runs are written.
+neighbour_for_half() {
+  "$WORK/neighbour" &
+  NEIGHBOUR_PID=$!
+  (
+    while (($(ls "$WORK/runs" 2>/dev/null | grep -c '\.json$' || true) < RUNS)); do sleep 0.2; done
+    kill "$NEIGHBOUR_PID" 2>/dev/null || true
+  ) &
+}
 
-false_tries=0
-flagged_passes=""
-tested_counts=""
-for ((try = 1; try <= TRIES; try++)); do
-  sides 0
-  IFS=$'\t' read -r flagged _ measure tested < <(gate)
-  tested_counts+="$tested "
-  if [[ "$flagged" != "-" ]]; then
-    false_tries=$((false_tries + 1))
-    flagged_passes+="$flagged; "
-  fi
-done
-echo "A/A ($measure): $false_tries of $TRIES tries flagged a regression" \
-  "(flagged: ${flagged_passes:-none}; passes tested per try: $tested_counts)"
-
-for spin in $SPINS_MS; do
-  hits=0
-  others=""
-  deltas=""
-  for ((try = 1; try <= SPIN_TRIES; try++)); do
-    sides "$spin"
-    IFS=$'\t' read -r flagged delta measure _ < <(gate)
-    deltas+="$delta "
-    [[ ";$flagged;" == *";$PASS;"* ]] && hits=$((hits + 1))
+# TRIES gates of one condition; one table row.
+condition() {  # label target percent neighbour [flags...]
+  local label="$1" target="$2" pct="$3" neighbour="$4"
+  shift 4
+  local ms n spin hits=0 others=0 drifts=0 changes=""
+  ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/passes.tsv")"
+  n="$(awk -F'\t' -v p="$target" '$1 == p { print $3 }' "$WORK/passes.tsv")"
+  spin="$(spin_us "$pct" "$ms" "$n")"
+  for ((try = 1; try <= TRIES; try++)); do
+    rm -rf "$WORK/runs"
+    [[ "$neighbour" == yes ]] && neighbour_for_half
+    IFS=$'\t' read -r flagged drift change < <(gate "$target" "$spin" "$@")
+    if [[ "$neighbour" == yes ]]; then
+      kill "$NEIGHBOUR_PID" 2>/dev/null || true
+      wait 2>/dev/null || true
+      NEIGHBOUR_PID=""
+    fi
+    changes+="$change "
+    [[ ";$flagged;" == *";$target;"* ]] && hits=$((hits + 1))
     IFS=';' read -r -a names <<<"$flagged"
     for pass in "${names[@]}"; do
-      [[ "$pass" != "-" && "$pass" != "$PASS" ]] && others+="$pass; "
+      if [[ "$pass" != "-" && "$pass" != "$target" ]]; then
+        others=$((others + 1))
+        break
+      fi
     done
+    [[ "$drift" == true ]] && drifts=$((drifts + 1))
   done
-  echo "spin $spin ms in $PASS ($measure): flagged in $hits of $SPIN_TRIES tries;" \
-    "other passes flagged: ${others:-none}; median delta of $PASS per try (ms): $deltas"
+  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s  %s\n' "$label" "$target" "$ms" "$hits" \
+    "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" "$changes"
+}
+
+echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, a generated file of $FUNCTIONS" \
+  "functions; passtiming gate, $RUNS runs per side alternated, metrics $METRICS; $TRIES gates" \
+  "per condition; load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+printf '%-28s %-22s %8s %11s %11s %11s  %s\n' "condition" "pass" "ms" "flagged" \
+  "others" "drift" "measured change of the pass per gate (%)"
+for c in $CONDITIONS; do
+  case "$c" in
+    aa) condition "A/A" "$LARGE" 0 no ;;
+    neighbour) condition "A/A, neighbour half the runs" "$LARGE" 0 yes ;;
+    large10) condition "+10% (floor 1 ms)" "$LARGE" 10 no ;;
+    small10) condition "+10% (floor 0.1 ms)" "$SMALL" 10 no --floor-ms 0.1 ;;
+    large4.4) condition "+4.4% (floor 1 ms)" "$LARGE" 4.4 no ;;
+    largest3) condition "+3% (floor 1 ms)" "$LARGEST" 3 no ;;
+    *) echo "calibrate: unknown condition '$c'" >&2 && exit 2 ;;
+  esac
 done
+echo "calibrate: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

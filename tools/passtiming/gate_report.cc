@@ -113,7 +113,7 @@ std::string drift_text(const GateResult& r, const GateReportContext& c) {
   if (d.flagged) {
     text += fmt::format(
         ": every {} slower by {:.1f}%, the machine or a global change; the {}s below are "
-        "compared with it taken out",
+        "compared with the rest of their runs",
         group_by_name(c.by), pct, group_by_name(c.by));
   } else {
     text += ": not a change beyond the threshold";
@@ -235,11 +235,13 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
     append_json_string(out, row.key);
     fmt::format_to(it,
                    ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
-                   "\"ratio\":{},\"new_relative_median\":{},\"tested\":{},\"u\":{},"
+                   "\"ratio\":{},\"relative\":{},\"base_relative_median\":{},"
+                   "\"new_relative_median\":{},\"tested\":{},\"u\":{},"
                    "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
                    "\"above_floor\":{}}}",
                    gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
-                   optional_number(row.ratio()), row.new_relative_median, row.tested,
+                   optional_number(row.ratio()), row.relative, row.base_relative_median,
+                   row.new_relative_median, row.tested,
                    row.tested ? fmt::format("{}", row.u_new) : "null", optional_number(row.p_value),
                    optional_number(row.p_holm), row.exact, row.above_threshold, row.above_floor);
   }

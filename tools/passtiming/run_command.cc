@@ -326,6 +326,7 @@ struct RunOptions {
   std::optional<std::string> metrics;
   bool analyses = false;
   bool no_report = false;
+  bool quiet = false;    ///< with --no-report: not even the count of files written
   bool reports = false;  ///< each compile's report, also for a build
   unsigned repeat = 1;
   std::vector<std::string> command;
@@ -353,6 +354,8 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
                  "PASSTIMING_METRICS for the command");
   sub.add_flag("--analyses", options.analyses, "record analyses as well as passes");
   sub.add_flag("--no-report", options.no_report, "print no report (files only)");
+  sub.add_flag("--quiet", options.quiet,
+               "with --no-report: do not say how many files were written (errors still are)");
   sub.add_flag("--reports", options.reports,
                "print each compile's report, also for a build (by default a build of several "
                "compiles ends with one summary of them all)");
@@ -580,7 +583,7 @@ int finish_run(const RunOptions& options, const StatusTally& tally, int command_
                  tally.first_failure.c_str());
     return command_status != 0 ? command_status : kExitIncomplete;
   }
-  if (options.no_report && !options.profile.empty()) {
+  if (options.no_report && !options.quiet && !options.profile.empty()) {
     std::fprintf(stderr, "passtiming run: %s\n", profiles_written(tally.written).c_str());
   }
   return command_status;

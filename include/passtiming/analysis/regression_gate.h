@@ -14,6 +14,13 @@
 /// 2. its median grew by more than `threshold_pct` percent;
 /// 3. and by more than `floor` (in the measure's unit).
 ///
+/// A group's values are compared as measured or, when that spreads its
+/// pooled runs less, each scaled by the rest of its run: value × (the pooled
+/// median of the rests) / (the run's total less the value), so that what a
+/// busy machine does to a whole run cancels and what the group does alone
+/// stays; it is then flagged when it grew more than the rest of its runs.
+/// (rss and ir, which may be negative, are compared as measured.)
+///
 /// The drift is the groups' common factor: the median of their ratios new
 /// median / base median, weighted by the base median. It is flagged when
 /// that factor is beyond the threshold, the runs' totals grew significantly
@@ -21,9 +28,7 @@
 /// conservative) and by more than the floor, and no one group holds half
 /// the weight (the factor would be that group's own change). A flagged
 /// drift is reported apart, "every pass slower by 11%": the machine or a
-/// global change, never hidden; and it is taken out of the new runs before
-/// the groups are compared, so a group is flagged when it grew more than
-/// the rest.
+/// global change, never hidden, never spread over the passes.
 ///
 ///     GateResult r = evaluate_gate(base_runs, new_runs, GateSettings{});
 ///     if (r.regressions > 0) return 1;
@@ -51,16 +56,14 @@ struct GateSettings {
 struct GateDrift {
   double base_median = 0;  ///< median of the base runs' totals
   double new_median = 0;   ///< median of the new runs' totals
-  /// The groups' common factor, by which the new runs are divided before
-  /// the groups are compared: the weighted median of their median ratios;
-  /// 1 when no group is above 0 on both sides.
+  /// The groups' common factor: the weighted median of their median
+  /// ratios; 1 when no group is above 0 on both sides.
   double factor = 1;
   bool tested = false;  ///< whether the totals were tested (both medians above 0)
   double u_new = 0;
   std::optional<double> p_value;  ///< the shifted test of the totals, at alpha
   bool exact = false;
-  /// Every group slower alike (see above); the new runs were divided by the
-  /// factor before the groups were compared.
+  /// Every group slower alike (see above).
   bool flagged = false;
 };
 
@@ -92,8 +95,12 @@ struct GateRow {
   std::optional<double> p_value;  ///< the shifted test's p-value
   std::optional<double> p_holm;   ///< Holm-adjusted p-value, compared with alpha
   bool exact = false;             ///< p_value from the exact distribution
-  /// The new median with the drift taken out (new_median / drift factor),
-  /// which the threshold and the floor are applied to.
+  /// Whether the values compared are scaled by the rest of their runs (see
+  /// evaluate_gate), or as measured.
+  bool relative = false;
+  /// The medians of the values the test compares, to which the threshold
+  /// and the floor apply: the medians above unless `relative`.
+  double base_relative_median = 0;
   double new_relative_median = 0;
   bool above_threshold = false;  ///< the relative median grew by more than threshold_pct
   bool above_floor = false;      ///< ... and by more than floor
