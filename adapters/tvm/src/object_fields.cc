@@ -77,9 +77,31 @@ namespace {
   return get(*field, object);
 }
 
+std::optional<std::int64_t> FieldReader::known_borrowable(std::int32_t type_index) const {
+  const std::uint64_t word = borrowable_.load(std::memory_order_relaxed);
+  if ((word & 1) == 0 ||
+      static_cast<std::uint32_t>(word >> 32) != static_cast<std::uint32_t>(type_index)) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>((word & 0xFFFF'FFFFu) >> 1);
+}
+
+void FieldReader::remember_borrowable(std::int32_t type_index, std::int64_t offset) const {
+  // An offset past 31 bits (never seen) is not remembered: the slow path
+  // serves it.
+  if (offset < 0 || offset >= (std::int64_t{1} << 31)) return;
+  borrowable_.store((std::uint64_t{static_cast<std::uint32_t>(type_index)} << 32) |
+                        (static_cast<std::uint64_t>(offset) << 1) | 1u,
+                    std::memory_order_relaxed);
+}
+
 std::optional<const ::tvm::ffi::Object*> FieldReader::borrow(
     const ::tvm::ffi::Object* object) const {
   if (object == nullptr) return nullptr;
+  if (const std::optional<std::int64_t> offset = known_borrowable(object->type_index())) {
+    return *reinterpret_cast<const ::tvm::ffi::Object* const*>(
+        reinterpret_cast<const char*>(object) + *offset);
+  }
   Remembered& slot = find(object->type_index());
   if (slot.field == nullptr || slot.field->getter == nullptr) return std::nullopt;
   using Borrow = Remembered::Borrow;
@@ -88,13 +110,17 @@ std::optional<const ::tvm::ffi::Object*> FieldReader::borrow(
   // An object reference is one pointer to the object; read it in place.
   const auto* stored = *reinterpret_cast<const ::tvm::ffi::Object* const*>(
       reinterpret_cast<const char*>(object) + slot.field->offset);
-  if (known == Borrow::yes) return stored;
+  if (known == Borrow::yes) {
+    remember_borrowable(slot.type_index, slot.field->offset);
+    return stored;
+  }
   // Not known yet: the getter's value tells, once it is an object.
   const ::tvm::ffi::Any value = get(*slot.field, object);
   const ::tvm::ffi::Object* given = value.as<::tvm::ffi::Object>();
   if (given == nullptr) return std::nullopt;
   slot.borrow.store(given == stored ? Borrow::yes : Borrow::no, std::memory_order_relaxed);
   if (given != stored) return std::nullopt;
+  remember_borrowable(slot.type_index, slot.field->offset);
   return stored;
 }
 
@@ -118,6 +144,10 @@ std::optional<std::string_view> cell_text(const TVMFFIAny& cell) {
 
 std::optional<std::string_view> FieldReader::borrow_text(const ::tvm::ffi::Object* object) const {
   if (object == nullptr) return std::nullopt;
+  if (const std::optional<std::int64_t> offset = known_borrowable(object->type_index())) {
+    return cell_text(
+        *reinterpret_cast<const TVMFFIAny*>(reinterpret_cast<const char*>(object) + *offset));
+  }
   Remembered& slot = find(object->type_index());
   if (slot.field == nullptr || slot.field->getter == nullptr) return std::nullopt;
   using Borrow = Remembered::Borrow;
@@ -127,7 +157,11 @@ std::optional<std::string_view> FieldReader::borrow_text(const ::tvm::ffi::Objec
   // read, so a cell that holds something else is never taken for text.
   const std::optional<std::string_view> text = cell_text(*reinterpret_cast<const TVMFFIAny*>(
       reinterpret_cast<const char*>(object) + slot.field->offset));
-  if (!text || known == Borrow::yes) return text;
+  if (!text) return text;
+  if (known == Borrow::yes) {
+    remember_borrowable(slot.type_index, slot.field->offset);
+    return text;
+  }
   // Not known yet: the getter's value tells. A string object must be the
   // very one stored (its bytes at the same address); short inline text,
   // equal.
@@ -138,6 +172,7 @@ std::optional<std::string_view> FieldReader::borrow_text(const ::tvm::ffi::Objec
                                std::string_view(given->data(), given->size()) == *text));
   slot.borrow.store(same ? Borrow::yes : Borrow::no, std::memory_order_relaxed);
   if (!same) return std::nullopt;
+  remember_borrowable(slot.type_index, slot.field->offset);
   return text;
 }
 

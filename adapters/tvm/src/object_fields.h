@@ -56,6 +56,11 @@ class FieldReader {
   Remembered& find(std::int32_t type_index) const;
   /// find() past the last type: looks the type up, or learns it.
   Remembered& find_slow(std::int32_t type_index) const;
+  /// The field's offset in objects of `type_index` when the field is known
+  /// to be borrowable there, from one load of `borrowable_`.
+  std::optional<std::int64_t> known_borrowable(std::int32_t type_index) const;
+  /// Makes `type_index` the type known_borrowable() answers.
+  void remember_borrowable(std::int32_t type_index, std::int64_t offset) const;
 
   std::string_view name_;
   /// The types learnt, newest first, never freed: a reader is a static, and
@@ -64,6 +69,12 @@ class FieldReader {
   mutable std::atomic<Remembered*> learnt_{nullptr};
   /// The type of the last read, so that a run of one type costs one load.
   mutable std::atomic<Remembered*> last_{nullptr};
+  /// The last type whose field was learnt to be borrowable, with the
+  /// field's offset, in one word: (type index << 32) | (offset << 1) | 1, or
+  /// 0. A borrow of that type then touches nothing but this word and the
+  /// object: the pass callbacks run between passes that have evicted the
+  /// reader's other state from the cache.
+  mutable std::atomic<std::uint64_t> borrowable_{0};
 };
 
 }  // namespace passtiming::tvm::detail
