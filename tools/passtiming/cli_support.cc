@@ -143,4 +143,13 @@ int run_cli(int argc, const char* const* argv) {
   return kExitUsage;
 }
 
+std::string escape_percent(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    out += c;
+    if (c == '%') out += '%';
+  }
+  return out;
+}
+
 }  // namespace passtiming::cli

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,10 @@ Action add_push_command(CLI::App& app);
 /// Parses `--meta KEY=VALUE` texts; throws ConfigError naming a bad one.
 std::vector<std::pair<std::string, std::string>> parse_meta_pairs(
     const std::vector<std::string>& texts);
+
+/// `path` with each `%` written `%%`, for a file pattern that `run` and the
+/// compiles expand (%p, %n, %r).
+std::string escape_percent(std::string_view path);
 
 /// Runs the tool with `argv`; the process's main and the tests call this.
 int run_cli(int argc, const char* const* argv);

@@ -241,12 +241,11 @@ std::string_view arguments_of(std::string_view command) {
   return space == std::string_view::npos ? std::string_view() : command.substr(space + 1);
 }
 
-/// What makes the sides not comparable, as warnings: other arguments or
-/// other inputs compiled (the program itself may differ: that is the
-/// change), and sides run as two blocks rather than alternately (from the
-/// profiles' start times).
-std::vector<std::string> comparability_warnings(const std::vector<LoadedRun>& base,
-                                                const std::vector<LoadedRun>& next) {
+/// What makes the sides not the same compile, as warnings (refusals with
+/// --strict): other arguments or other inputs compiled (the program itself
+/// may differ: that is the change).
+std::vector<std::string> identity_warnings(const std::vector<LoadedRun>& base,
+                                           const std::vector<LoadedRun>& next) {
   std::vector<std::string> warnings;
   const LoadedRun& a = base.front();
   for (const LoadedRun& b : next) {
@@ -264,6 +263,14 @@ std::vector<std::string> comparability_warnings(const std::vector<LoadedRun>& ba
       break;
     }
   }
+  return warnings;
+}
+
+/// The warning that the sides ran as two blocks rather than alternately,
+/// from the profiles' start times; never a refusal, since only `passtiming
+/// gate` can alternate them.
+std::optional<std::string> interleaving_warning(const std::vector<LoadedRun>& base,
+                                                const std::vector<LoadedRun>& next) {
   auto span = [](const std::vector<LoadedRun>& side) {
     std::string first = side.front().metadata.start_time, last = first;
     for (const LoadedRun& run : side) {
@@ -276,15 +283,15 @@ std::vector<std::string> comparability_warnings(const std::vector<LoadedRun>& ba
   const auto [new_first, new_last] = span(next);
   // Start times are whole seconds: only sides that cannot have alternated
   // are named.
-  if (!base_first.empty() && !new_first.empty() &&
-      (base_last < new_first || new_last < base_first)) {
-    warnings.push_back(fmt::format(
-        "the sides were not interleaved: every {} run started before every {} run, so a change "
-        "of the machine between them reads as a change of the compiler; alternate them "
-        "(passtiming gate does)",
-        base_last < new_first ? "base" : "new", base_last < new_first ? "new" : "base"));
+  if (base_first.empty() || new_first.empty() ||
+      !(base_last < new_first || new_last < base_first)) {
+    return std::nullopt;
   }
-  return warnings;
+  return fmt::format(
+      "the sides were not interleaved: every {} run started before every {} run, so a change "
+      "of the machine between them reads as a change of the compiler; alternate them "
+      "(passtiming gate does)",
+      base_last < new_first ? "base" : "new", base_last < new_first ? "new" : "base");
 }
 
 /// Writes the verdict in --format to --output; the exit status says whether
@@ -320,11 +327,14 @@ int run_diff_gate(const GateOptions& o) {
   }
   if (Refusal refused = check_recorded_metrics(base, next, asked)) return *refused;
   if (Refusal refused = check_distinct_runs(base, next)) return *refused;
-  const std::vector<std::string> warnings = comparability_warnings(base, next);
+  std::vector<std::string> warnings = identity_warnings(base, next);
+  if (o.strict && !warnings.empty()) {
+    return input_failure(fmt::format("passtiming diff: {} (--strict)", warnings.front()));
+  }
+  if (std::optional<std::string> warning = interleaving_warning(base, next)) {
+    warnings.push_back(std::move(*warning));
+  }
   for (const std::string& warning : warnings) {
-    if (o.strict && !warning.starts_with("the sides were not interleaved")) {
-      return input_failure(fmt::format("passtiming diff: {} (--strict)", warning));
-    }
     std::fprintf(stderr, "passtiming diff: warning: %s\n", warning.c_str());
   }
   const Measure measure = asked ? *asked : best_measure(base, next);

@@ -74,11 +74,9 @@ void clear_earlier_runs(const fs::path& dir) {
 /// One recorded run of `argv` into `profile`; the exit status of `run`.
 int record_run(const std::vector<std::string>& argv, const fs::path& profile,
                const std::string& metrics) {
-  std::vector<std::string> args{"passtiming", "run", "--no-report", "--quiet", "-o"};
   // `run` expands %p and friends in the pattern: a literal % is doubled.
-  std::string pattern;
-  for (char ch : profile.string()) pattern += ch == '%' ? std::string("%%") : std::string(1, ch);
-  args.push_back(pattern);
+  std::vector<std::string> args{"passtiming", "run", "--no-report",
+                                "--quiet",    "-o",  escape_percent(profile.string())};
   if (!metrics.empty()) {
     args.push_back("--metrics");
     args.push_back(metrics);

@@ -213,16 +213,6 @@ bool has_run_number(std::string_view pattern) {
   return expand_run_number(pattern, 0) != expand_run_number(pattern, 1);
 }
 
-/// `path` with each `%` written `%%`, for a pattern the compile expands.
-std::string escape_percent(std::string_view path) {
-  std::string out;
-  for (char c : path) {
-    out += c;
-    if (c == '%') out += '%';
-  }
-  return out;
-}
-
 /// The literal text of a piece of a pattern that holds no placeholder left
 /// for the compile (`%p`, `%n`; `%%` is one `%`); nullopt when it holds one.
 std::optional<std::string> literal_text(std::string_view pattern) {
