@@ -106,10 +106,41 @@ void flush_full_piece(std::string& out, const TextSink* sink) {
   }
 }
 
-void write_section(std::string& out, const Section& s, const TextSink* sink) {
+/// The phases on one line of the header (docs/profile-format.md), so that
+/// the streamed read takes them with the rest of the header.
+void write_phases(std::string& out, const std::vector<Phase>& phases) {
+  out += "\"phases\":[";
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const Phase& p = phases[i];
+    out += i ? ",{\"name\":" : "{\"name\":";
+    detail::append_json_string(out, p.name);
+    if (!p.detail.empty()) {
+      out += ",\"detail\":";
+      detail::append_json_string(out, p.detail);
+    }
+    if (p.parent == kNoPhase) {
+      out += ",\"parent\":null";
+    } else {
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"parent\":{}"), p.parent);
+    }
+    fmt::format_to(std::back_inserter(out),
+                   FMT_COMPILE(",\"thread\":{},\"start_ns\":{},\"duration_ns\":{}"), p.thread,
+                   p.start_ns, p.duration_ns);
+    if (p.cpu_ns >= 0) {
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"cpu_ns\":{}"), p.cpu_ns);
+    }
+    if (p.failed()) out += ",\"failed\":true";
+    out += '}';
+  }
+  out += "],\n";
+}
+
+void write_section(std::string& out, const Section& s, PhaseIndex phase, const TextSink* sink) {
   out += "{\"context\":";
   detail::append_json_string(out, s.context);
   detail::append_origin_member(out, s.origin);
+  if (phase != kNoPhase)
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"phase\":{}"), phase);
   fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"skipped\":{},\"threads\":["), s.skipped);
   for (std::size_t i = 0; i < s.threads.size(); ++i) {
     if (i) out += ',';
@@ -128,24 +159,30 @@ void write_section(std::string& out, const Section& s, const TextSink* sink) {
 }
 
 /// A profile's text into `out`, or through `out` into `sink` when given:
-/// its metadata, its metrics and its sections, `section(i)` for each `i`
-/// under `count`, so that sections held elsewhere are written in place.
-template <typename SectionAt>
+/// its metadata, its metrics, its phases and its sections, `section(i)` (in
+/// phase `phase_of(i)`) for each `i` under `count`, so that sections held
+/// elsewhere are written in place.
+template <typename SectionAt, typename PhaseOf>
 void write_profile(const ProfileMetadata& metadata, const ProfileMetrics& metrics,
-                   std::size_t count, const SectionAt& section, std::string& out,
-                   const TextSink* sink) {
+                   const std::vector<Phase>& phases, std::size_t count, const SectionAt& section,
+                   const PhaseOf& phase_of, std::string& out, const TextSink* sink) {
+  // The lowest version that holds what the profile has, so that a profile
+  // without metrics or phases reads, byte for byte, as it always did.
+  const int version = !phases.empty()    ? kProfileFormatVersion
+                      : !metrics.empty() ? kProfileFormatVersionWithMetrics
+                                         : kProfileFormatVersionWithoutMetrics;
   fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"format\":\"{}\",\"version\":{},\n"),
-                 kProfileFormatName,
-                 metrics.empty() ? kProfileFormatVersionWithoutMetrics : kProfileFormatVersion);
+                 kProfileFormatName, version);
   write_metadata(out, metadata);
   if (!metrics.empty()) {
     detail::append_metrics_member(out, metrics);
     out += ",\n";
   }
+  if (!phases.empty()) write_phases(out, phases);
   out += "\"sections\":[";
   for (std::size_t i = 0; i < count; ++i) {
     out += i ? ",\n" : "\n";
-    write_section(out, section(i), sink);
+    write_section(out, section(i), phase_of(i), sink);
   }
   out += "\n]}\n";
   if (sink != nullptr) (*sink)(out);
@@ -153,8 +190,9 @@ void write_profile(const ProfileMetadata& metadata, const ProfileMetrics& metric
 
 void write_profile(const Profile& profile, std::string& out, const TextSink* sink) {
   write_profile(
-      profile.metadata, profile.metrics, profile.sections.size(),
-      [&](std::size_t i) -> const Section& { return profile.sections[i]; }, out, sink);
+      profile.metadata, profile.metrics, profile.phases, profile.sections.size(),
+      [&](std::size_t i) -> const Section& { return profile.sections[i]; },
+      [&](std::size_t i) { return profile.sections[i].phase; }, out, sink);
 }
 
 }  // namespace
@@ -188,14 +226,17 @@ void write_profile_file(const Profile& profile, const std::string& path) {
 }
 
 void write_profile_file(const ProfileMetadata& metadata, const ProfileMetrics& metrics,
-                        std::span<const Section* const> sections, const std::string& path) {
+                        const std::vector<Phase>& phases, std::span<const Section* const> sections,
+                        std::span<const PhaseIndex> section_phases, const std::string& path) {
   OutputFile out(path);
   std::string piece;
   piece.reserve(kTextPieceBytes + 4096);
   const TextSink sink = out.sink();
   write_profile(
-      metadata, metrics, sections.size(),
-      [&](std::size_t i) -> const Section& { return *sections[i]; }, piece, &sink);
+      metadata, metrics, phases, sections.size(),
+      [&](std::size_t i) -> const Section& { return *sections[i]; },
+      [&](std::size_t i) { return i < section_phases.size() ? section_phases[i] : kNoPhase; },
+      piece, &sink);
   out.commit();
 }
 

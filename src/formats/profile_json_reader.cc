@@ -395,6 +395,8 @@ class Rules {
         read_metadata(value, at);
       } else if (key == "metrics") {
         read_metrics(value, at);
+      } else if (key == "phases") {
+        read_phases(value, at);
       } else if (key == "sections") {
         have_sections = true;
         json_.for_each_element(value, at, "sections", [&](Value& item, Where item_at) {
@@ -405,6 +407,7 @@ class Rules {
     if (!have_format) json_.fail(json_.end(), "not a passtiming profile: missing field 'format'");
     if (!have_version) json_.fail(json_.end(), "missing field 'version'");
     if (!have_sections) json_.fail(json_.end(), "missing field 'sections'");
+    check_phases();
   }
 
   /// Appends the records of an array value to `section`, noting the threads
@@ -482,6 +485,58 @@ class Rules {
     });
   }
 
+  void read_phases(Value& value, Where at) {
+    phases_at_ = at;
+    profile_.phases.clear();
+    json_.for_each_element(value, at, "phases", [&](Value& item, Where item_at) {
+      Phase& p = profile_.phases.emplace_back();
+      bool have_name = false, have_start = false, have_duration = false;
+      json_.for_each_member(
+          item, item_at, "phase", [&](std::string_view key, Value& v, Where key_at) {
+            if (key == "name") {
+              have_name = true;
+              p.name = json_.string(v, key_at, "name");
+            } else if (key == "detail") {
+              p.detail = json_.string(v, key_at, "detail");
+            } else if (key == "parent") {
+              p.parent = json_.is_null(v, key_at) ? kNoPhase
+                                                  : static_cast<PhaseIndex>(json_.unsigned_number(
+                                                        v, key_at, "parent", kNoPhase - 1));
+            } else if (key == "thread") {
+              p.thread = json_.unsigned_number(v, key_at, "thread", UINT64_MAX);
+            } else if (key == "start_ns") {
+              have_start = true;
+              p.start_ns = json_.signed_number(v, key_at, "start_ns", INT64_MIN, INT64_MAX);
+            } else if (key == "duration_ns") {
+              have_duration = true;
+              p.duration_ns = json_.signed_number(v, key_at, "duration_ns", 0, INT64_MAX);
+            } else if (key == "cpu_ns") {
+              p.cpu_ns = json_.signed_number(v, key_at, "cpu_ns", 0, INT64_MAX);
+            } else if (key == "failed") {
+              if (json_.boolean(v, key_at, "failed")) p.flags |= kPhaseFailed;
+            }
+          });
+      if (!have_name) json_.fail(item_at, "phase without field 'name'");
+      if (!have_start) json_.fail(item_at, "phase without field 'start_ns'");
+      if (!have_duration) json_.fail(item_at, "phase without field 'duration_ns'");
+    });
+  }
+
+  /// The phases form a tree, and every section's phase is one of them.
+  void check_phases() {
+    const std::string problem = check_phase_tree(profile_.phases);
+    if (!problem.empty()) json_.fail(phases_at_, [&] { return problem; });
+    for (std::size_t i = 0; i < profile_.sections.size(); ++i) {
+      const PhaseIndex phase = profile_.sections[i].phase;
+      if (phase != kNoPhase && phase >= profile_.phases.size()) {
+        json_.fail(json_.end(), [&] {
+          return fmt::format("section {} is in phase {} but the profile has {} phase(s)", i, phase,
+                             profile_.phases.size());
+        });
+      }
+    }
+  }
+
   Metric metric_named(std::string_view name, Where at) const {
     Metric m;
     if (!metric_from_name(name, m)) {
@@ -500,6 +555,9 @@ class Rules {
         section.context = std::string(json_.string(v, key_at, "context"));
       } else if (key == "origin") {
         read_metadata_members(v, key_at, "origin", section.origin.metadata, &section.origin.file);
+      } else if (key == "phase") {
+        section.phase =
+            static_cast<PhaseIndex>(json_.unsigned_number(v, key_at, "phase", kNoPhase - 1));
       } else if (key == "skipped") {
         section.skipped = json_.unsigned_number(v, key_at, "skipped", UINT64_MAX);
       } else if (key == "threads") {
@@ -596,6 +654,7 @@ class Rules {
 
   Json& json_;
   Profile& profile_;
+  Where phases_at_{};
 };
 
 // ==================================================================== modes

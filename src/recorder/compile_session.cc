@@ -14,6 +14,7 @@
 #include "passtiming/engine/logging.h"
 #include "passtiming/formats/event_log_writer.h"
 #include "passtiming/formats/output_file.h"
+#include "passtiming/formats/phase_report.h"
 #include "passtiming/formats/profile_io.h"
 #include "passtiming/formats/profile_json.h"
 #include "passtiming/formats/report.h"
@@ -84,6 +85,19 @@ void append_status(const std::optional<OutputPath>& status, std::string_view sta
   }
 }
 
+/// The calling thread's key in phases: its kernel thread id, which the
+/// Chrome trace and a debugger show too.
+std::uint64_t this_thread_key() noexcept {
+  return static_cast<std::uint64_t>(::gettid());
+}
+
+/// The calling thread's CPU time, or -1 when the system cannot say.
+Nanoseconds thread_cpu_ns() noexcept {
+  timespec now;
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return -1;
+  return static_cast<Nanoseconds>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
 void write_to_stderr(const std::string& text) noexcept {
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
@@ -142,7 +156,82 @@ std::shared_ptr<Recorder> CompileSession::new_section(std::string context) {
     }
   }
   sections_.push_back(section);
+  section_phases_.push_back(current_phase_locked());
   return section;
+}
+
+PhaseIndex CompileSession::begin_phase(std::string name, std::string detail) {
+  Phase phase;
+  phase.name = std::move(name);
+  phase.detail = std::move(detail);
+  phase.thread = this_thread_key();
+  const Nanoseconds cpu = thread_cpu_ns();
+  std::lock_guard lock(mutex_);
+  phase.parent = current_phase_locked();
+  phase.start_ns = clock_->now_ns();
+  const auto index = static_cast<PhaseIndex>(phases_.size());
+  phases_.push_back(std::move(phase));
+  phase_cpu_start_.push_back(cpu);
+  open_phases_.push_back(index);
+  return index;
+}
+
+void CompileSession::end_phase(PhaseIndex index, bool failed) {
+  std::lock_guard lock(mutex_);
+  end_phase_locked(index, failed, this_thread_key(), thread_cpu_ns());
+}
+
+void CompileSession::end_phase_locked(PhaseIndex index, bool failed, std::uint64_t thread,
+                                      Nanoseconds cpu) {
+  const auto open = std::find(open_phases_.begin(), open_phases_.end(), index);
+  if (open == open_phases_.end()) return;
+  const Nanoseconds now = clock_->now_ns();
+  // Phases opened inside this one on its thread and still open end with
+  // it: the error that ended it ended them.
+  const std::uint64_t owner = phases_[index].thread;
+  for (auto it = open_phases_.end(); it != open_phases_.begin();) {
+    --it;
+    Phase& phase = phases_[*it];
+    if (*it == index) break;
+    if (phase.thread != owner || *it < index) continue;
+    phase.duration_ns = now - phase.start_ns;
+    phase.flags |= kPhaseFailed;
+    it = open_phases_.erase(it);
+  }
+  Phase& phase = phases_[index];
+  phase.duration_ns = now - phase.start_ns;
+  if (failed) phase.flags |= kPhaseFailed;
+  if (thread == owner && cpu >= 0 && phase_cpu_start_[index] >= 0) {
+    phase.cpu_ns = cpu - phase_cpu_start_[index];
+  }
+  open_phases_.erase(std::find(open_phases_.begin(), open_phases_.end(), index));
+}
+
+PhaseIndex CompileSession::add_phase(Phase phase) {
+  std::lock_guard lock(mutex_);
+  const auto index = static_cast<PhaseIndex>(phases_.size());
+  if (phase.parent != kNoPhase && phase.parent >= index) phase.parent = kNoPhase;
+  phases_.push_back(std::move(phase));
+  phase_cpu_start_.push_back(-1);
+  return index;
+}
+
+void CompileSession::add_section(Section section) {
+  std::lock_guard lock(mutex_);
+  added_sections_.push_back(std::move(section));
+}
+
+PhaseIndex CompileSession::current_phase() const {
+  std::lock_guard lock(mutex_);
+  return current_phase_locked();
+}
+
+PhaseIndex CompileSession::current_phase_locked() const {
+  const std::uint64_t thread = this_thread_key();
+  for (auto it = open_phases_.rbegin(); it != open_phases_.rend(); ++it) {
+    if (phases_[*it].thread == thread) return *it;
+  }
+  return kNoPhase;
 }
 
 std::size_t CompileSession::section_count() const {
@@ -155,11 +244,14 @@ Profile CompileSession::profile() const {
   Profile profile;
   profile.metadata = metadata_;
   profile.metrics = metrics_;
-  profile.sections.reserve(sections_.size());
-  for (const auto& section : sections_) {
-    profile.sections.push_back(section->section());
-    profile.sections.back().context = section->context_label();
+  profile.sections.reserve(sections_.size() + added_sections_.size());
+  for (std::size_t i = 0; i < sections_.size(); ++i) {
+    profile.sections.push_back(sections_[i]->section());
+    profile.sections.back().context = sections_[i]->context_label();
+    profile.sections.back().phase = section_phases_[i];
   }
+  profile.sections.insert(profile.sections.end(), added_sections_.begin(), added_sections_.end());
+  profile.phases = phases_;
   return profile;
 }
 
@@ -191,10 +283,29 @@ bool CompileSession::close_outputs() noexcept {
   return end(/*with_report=*/false);
 }
 
+void CompileSession::before_finish(std::function<void(CompileSession&)> hook) {
+  std::lock_guard lock(mutex_);
+  finish_hooks_.push_back(std::move(hook));
+}
+
 bool CompileSession::end(bool with_report) noexcept {
   std::unique_lock lock(mutex_);
   if (finished_) return true;
   bool ok = true;
+  // Taken out first: a hook that finishes the session again finds none.
+  std::vector<std::function<void(CompileSession&)>> hooks;
+  hooks.swap(finish_hooks_);
+  for (auto& hook : hooks) {
+    try {
+      hook(*this);
+    } catch (const std::exception& e) {
+      complain(fmt::format("cannot complete the session: {}", e.what()));
+      ok = false;
+    } catch (...) {
+      complain("cannot complete the session");
+      ok = false;
+    }
+  }
   try {
     // Contexts still open close now; with write_each_section each writes
     // its report and the profile as it closes.
@@ -204,6 +315,11 @@ bool CompileSession::end(bool with_report) noexcept {
   } catch (const std::exception& e) {
     complain(fmt::format("cannot close the pass timing sections: {}", e.what()));
     ok = false;
+  }
+  // Phases still open did not end: the compile stopped in them.
+  while (!open_phases_.empty()) {
+    const PhaseIndex open = open_phases_.front();
+    end_phase_locked(open, /*failed=*/true, phases_[open].thread, -1);
   }
   finished_ = true;
   for (const auto& section : sections_) {
@@ -222,6 +338,19 @@ bool CompileSession::end(bool with_report) noexcept {
       }
     }
     ok = write_profile() && ok;
+  } else if (!phases_.empty() || !added_sections_.empty()) {
+    // The sections wrote the profile as they closed; what came after them
+    // (phases, sections added whole) is written now.
+    ok = write_profile() && ok;
+  }
+  if (with_report && settings_.report != ReportTarget::off && !phases_.empty()) {
+    // Beside the passes' report, never inside it: that one stays the seed's.
+    try {
+      ok = write_report(render_phase_table(profile())) && ok;
+    } catch (const std::exception& e) {
+      complain(fmt::format("cannot build the phase table: {}", e.what()));
+      ok = false;
+    }
   }
   if (events_ && !events_->close()) ok = false;
   lock.unlock();
@@ -263,9 +392,13 @@ bool CompileSession::write_profile() noexcept {
     // record each time a section closes.
     std::lock_guard lock(mutex_);
     std::vector<const Section*> sections;
-    sections.reserve(sections_.size());
+    sections.reserve(sections_.size() + added_sections_.size());
     for (const auto& section : sections_) sections.push_back(&section->section());
-    write_profile_file(metadata_, metrics_, sections, settings_.profile->path);
+    for (const Section& section : added_sections_) sections.push_back(&section);
+    std::vector<PhaseIndex> section_phases = section_phases_;
+    for (const Section& section : added_sections_) section_phases.push_back(section.phase);
+    write_profile_file(metadata_, metrics_, phases_, sections, section_phases,
+                       settings_.profile->path);
     record_profile_status(true, {});
     return true;
   } catch (const std::exception& e) {

@@ -103,7 +103,7 @@ TEST(MetricsProfileTest, BadMetricMembersNameTheLine) {
     EXPECT_STREQ(e.what(), "m.json:3: unknown metric 'gpu' (known: cpu, rss, ir, instructions)");
   }
   bad = text;
-  bad.replace(bad.find("\"version\":2"), 11, "\"version\":3");
+  bad.replace(bad.find("\"version\":2"), 11, "\"version\":4");
   EXPECT_THROW(parse_profile_json(bad, "m.json"), InputError);
 }
 

@@ -245,9 +245,9 @@ TEST(ProfileJsonTest, WrongTypes) {
   bad.replace(bad.find("\"name\":\"parent\""), 15, "\"name\":17");
   EXPECT_EQ(parse_error(bad), "bad.json:6: field 'name' must be a string");
   bad = text;
-  bad.replace(bad.find("\"version\":1"), 11, "\"version\":3");
+  bad.replace(bad.find("\"version\":1"), 11, "\"version\":4");
   EXPECT_EQ(parse_error(bad),
-            "bad.json:1: unsupported profile version 3 (this reader knows 1 to 2)");
+            "bad.json:1: unsupported profile version 4 (this reader knows 1 to 3)");
   EXPECT_EQ(parse_error("[1,2]"), "bad.json:1: expected a JSON object");
   EXPECT_EQ(parse_error("{\"a\":1}"),
             "bad.json:1: not a passtiming profile: missing field 'format'");

@@ -12,6 +12,7 @@
 #include "passtiming/engine/clock.h"
 #include "passtiming/engine/metrics.h"
 #include "passtiming/engine/names.h"
+#include "passtiming/engine/phase.h"
 
 namespace passtiming {
 
@@ -84,6 +85,10 @@ struct Section {
   std::vector<RecordMetrics> metrics;
   /// Empty unless the section was merged from another profile.
   SectionOrigin origin;
+  /// The phase (Profile::phases) open on the section's thread when its
+  /// context began: its passes ran in that phase or in one of its
+  /// descendants (innermost_phase()). kNoPhase when none was open.
+  PhaseIndex phase = kNoPhase;
 
   std::string_view name_of(const Record& r) const { return names[r.name]; }
   std::string_view kernel_of(const Record& r) const { return names[r.kernel]; }
@@ -95,10 +100,14 @@ struct Section {
   double total_seconds() const;
 };
 
-/// A compile session: its sections in the order the contexts ran.
+/// A compile session: its sections in the order the contexts ran, and the
+/// phases of the compile they ran in.
 struct Profile {
   ProfileMetadata metadata;
   std::vector<Section> sections;
+  /// The compile's phases, a parent before its children (phase.h); empty
+  /// when the source recorded none.
+  std::vector<Phase> phases;
   /// The metrics the records carry besides wall time (none by default).
   ProfileMetrics metrics;
 

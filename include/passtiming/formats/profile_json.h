@@ -17,10 +17,14 @@ namespace passtiming {
 inline constexpr std::string_view kProfileFormatName = "passtiming-profile";
 /// The newest schema version, which this library reads along with every
 /// older one. Version 2 added metrics (the top-level `metrics` member and
-/// the records' metric members); a profile that recorded none is written as
-/// version 1, byte for byte as before.
-inline constexpr int kProfileFormatVersion = 2;
-/// The version of a profile without metrics.
+/// the records' metric members), version 3 the compile's phases (`phases`,
+/// and a section's `phase`). A profile is written at the lowest version
+/// that holds what it has, so one without phases or metrics is version 1,
+/// byte for byte as before.
+inline constexpr int kProfileFormatVersion = 3;
+/// The version of a profile with metrics and no phases.
+inline constexpr int kProfileFormatVersionWithMetrics = 2;
+/// The version of a profile without metrics or phases.
 inline constexpr int kProfileFormatVersionWithoutMetrics = 1;
 
 /// The profile as JSON text: one record per line, integer nanoseconds, so the
@@ -51,10 +55,12 @@ void append_json_string(std::string& out, std::string_view text);
 /// file. `-` writes to stdout. Throws std::runtime_error naming the path.
 void write_profile_file(const Profile& profile, const std::string& path);
 
-/// write_profile_file() of the profile made of `metadata`, `metrics` and
-/// `sections`, written where they are, without copying them (a compile
-/// session's sections, held by their recorders).
+/// write_profile_file() of the profile made of `metadata`, `metrics`,
+/// `phases` and `sections`, written where they are, without copying them (a
+/// compile session's sections, held by their recorders); section `i` ran in
+/// phase `section_phases[i]` (kNoPhase past its end).
 void write_profile_file(const ProfileMetadata& metadata, const ProfileMetrics& metrics,
-                        std::span<const Section* const> sections, const std::string& path);
+                        const std::vector<Phase>& phases, std::span<const Section* const> sections,
+                        std::span<const PhaseIndex> section_phases, const std::string& path);
 
 }  // namespace passtiming

@@ -13,6 +13,7 @@
 ///     session.finish();  // the report, the JSON profile, the event log closed
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -76,6 +77,31 @@ class CompileSession {
   /// new_section() labelled with Settings::context.
   std::shared_ptr<Recorder> new_section() { return new_section(settings_.context); }
 
+  // --- Phases (phase.h) -------------------------------------------------------
+
+  /// Opens a phase on the calling thread, now, inside the phase that thread
+  /// has open (a root when none). Sections made on this thread while it is
+  /// open run in it. Returns its index, for end_phase(). Thread-safe.
+  PhaseIndex begin_phase(std::string name, std::string detail = {});
+  /// Closes `phase` now, with its thread's CPU time when it is the calling
+  /// thread's; `failed` marks the compile's error in it. Phases opened
+  /// inside it and still open close with it, failed. An index that is not
+  /// open is ignored. Thread-safe.
+  void end_phase(PhaseIndex phase, bool failed = false);
+  /// Adds a phase recorded elsewhere (clang's time trace), with its times
+  /// on this session's clock; its parent must be an earlier index or
+  /// kNoPhase. Returns its index.
+  PhaseIndex add_phase(Phase phase);
+  /// Adds a section recorded elsewhere, as it is (its `phase` included).
+  void add_section(Section section);
+  /// The phase the calling thread has open, or kNoPhase.
+  PhaseIndex current_phase() const;
+  /// Runs `hook` with this session once, when it finishes (by finish(),
+  /// close_outputs() or at exit), before anything is written: where a
+  /// source adds what it learns only at the end (the LLVM plugin reads
+  /// clang's time trace). A hook that throws is reported and skipped.
+  void before_finish(std::function<void(CompileSession&)> hook);
+
   const Settings& settings() const { return settings_; }
   double threshold_ms() const { return settings_.threshold_ms; }
   /// What the sections record besides wall time: the metrics recorded and
@@ -122,6 +148,9 @@ class CompileSession {
   /// Appends the profile's outcome to the status file when it differs from
   /// the last one appended. Never fails.
   void record_profile_status(bool written, const std::string& message) noexcept;
+  /// end_phase() under the lock; `cpu` is `thread`'s CPU time now (-1: none).
+  void end_phase_locked(PhaseIndex phase, bool failed, std::uint64_t thread, Nanoseconds cpu);
+  PhaseIndex current_phase_locked() const;
   /// One message about a file of the session, on the report's channel.
   void complain(const std::string& message) const noexcept;
 
@@ -140,6 +169,16 @@ class CompileSession {
   /// threads share one log, which is not thread-safe.
   std::unique_ptr<EventObserver> serialized_events_;
   std::vector<std::shared_ptr<Recorder>> sections_;
+  /// The phase each section of `sections_` began in.
+  std::vector<PhaseIndex> section_phases_;
+  /// Sections added whole (add_section()), after the recorded ones.
+  std::vector<Section> added_sections_;
+  std::vector<Phase> phases_;
+  std::vector<std::function<void(CompileSession&)>> finish_hooks_;
+  /// The phases not yet ended, innermost last per thread.
+  std::vector<PhaseIndex> open_phases_;
+  /// CPU time of each open phase's thread at its start (phase index -> ns).
+  std::vector<Nanoseconds> phase_cpu_start_;
   /// Every report written to Settings::report_file so far.
   std::string report_file_text_;
   bool finished_ = false;
