@@ -12,6 +12,9 @@
 
 #include "bindings.h"
 #include "passtiming/engine/clock.h"
+#include "passtiming/engine/phase.h"
+#include "passtiming/formats/phase_report.h"
+#include "passtiming/formats/report.h"
 #include "passtiming/host/pass_timing.h"
 #include "passtiming/host/session.h"
 #include "passtiming/recorder/path_pattern.h"
@@ -49,6 +52,25 @@ std::optional<OutputPath> file_argument(std::optional<std::string> path, std::st
 std::optional<std::string> path_of(const std::optional<OutputPath>& file) {
   if (!file) return std::nullopt;
   return file->path;
+}
+
+/// `phases` as Python dicts; times in seconds on the session's clock.
+py::list phases_of(const std::vector<Phase>& phases) {
+  py::list out;
+  for (const Phase& phase : phases) {
+    py::dict row;
+    row["name"] = phase.name;
+    row["detail"] = phase.detail;
+    row["parent"] = phase.parent == kNoPhase ? py::object(py::none()) : py::int_(phase.parent);
+    row["thread"] = phase.thread;
+    row["start_s"] = static_cast<double>(phase.start_ns) * 1e-9;
+    row["duration_s"] = static_cast<double>(phase.duration_ns) * 1e-9;
+    row["cpu_s"] = phase.cpu_ns < 0 ? py::object(py::none())
+                                    : py::float_(static_cast<double>(phase.cpu_ns) * 1e-9);
+    row["failed"] = phase.failed();
+    out.append(std::move(row));
+  }
+  return out;
 }
 
 /// `_EventTiming`: the timing one PassContext is fed by a native instrument.
@@ -102,12 +124,18 @@ void bind_event_timing(py::module_& m) {
           [](const EventTiming& self) { return self.timing->section().records.size(); })
       .def(
           "report",
-          [](const EventTiming& self, std::optional<std::string> context) {
-            return self.timing->report(context ? std::optional<std::string_view>(*context)
-                                               : std::nullopt);
+          [](const EventTiming& self, std::optional<std::string> context,
+             std::optional<double> threshold_ms) {
+            const auto label = context ? std::optional<std::string_view>(*context) : std::nullopt;
+            if (!threshold_ms) return self.timing->report(label);
+            const Recorder& recorder = self.timing->recorder();
+            return render_report(recorder.section(), *threshold_ms, label,
+                                 report_style(recorder.settings().source));
           },
-          py::arg("context") = py::none(),
-          "The report with the timing's threshold, as the seed renders it.");
+          py::arg("context") = py::none(), py::arg("threshold_ms") = py::none(),
+          "The report as the seed renders it, with the timing's threshold, or "
+          "`threshold_ms` when given (a compile's tool whose threshold is not its "
+          "session's).");
 }
 
 /// `_Session`: a compile session, one section per PassContext.
@@ -144,6 +172,42 @@ void bind_session(py::module_& m) {
           "close_outputs", [](Session& self) { self.tool->close_outputs(); },
           "Writes the profile and closes the event log, once. Never raises: a file that "
           "cannot be written is logged, naming it.")
+      .def(
+          "begin_phase",
+          [](Session& self, std::string name, std::string detail) -> PhaseIndex {
+            return self.tool->session().begin_phase(std::move(name), std::move(detail));
+          },
+          py::arg("name"), py::arg("detail") = "",
+          "Opens a phase of the compile on the calling thread, now, inside the phase that "
+          "thread has open (a root when none); sections made on this thread while it is "
+          "open run in it. Returns its index, for end_phase().")
+      .def(
+          "end_phase",
+          [](Session& self, PhaseIndex index, bool failed) {
+            self.tool->session().end_phase(index, failed);
+          },
+          py::arg("index"), py::arg("failed") = false,
+          "Closes the phase `index` now; `failed`: the compile's error ended it. Phases "
+          "opened inside it and still open close with it, failed; an index that is not "
+          "open is ignored.")
+      .def(
+          "current_phase",
+          [](const Session& self) -> std::optional<PhaseIndex> {
+            const PhaseIndex phase = self.tool->session().current_phase();
+            if (phase == kNoPhase) return std::nullopt;
+            return phase;
+          },
+          "The index of the phase the calling thread has open, or None.")
+      .def_property_readonly(
+          "phases", [](const Session& self) { return phases_of(self.tool->profile().phases); },
+          "The compile's phases so far, a parent before its children, as dicts: name, "
+          "detail, parent (an index, or None for a root), thread, start_s, duration_s, "
+          "cpu_s (None when not measured), failed; duration_s is 0 while a phase is open.")
+      .def(
+          "phase_table",
+          [](const Session& self) { return render_phase_table(self.tool->profile()); },
+          "The phase table of the compile so far (\"\" with no phases): each phase's time "
+          "and share of its root, \"untimed\" included.")
       .def_property_readonly(
           "profile_path",
           [](const Session& self) { return path_of(self.tool->settings().profile); })
