@@ -18,18 +18,29 @@ and, when asked, a JSON profile and an event log written per compile:
 While enabled, TileLang's own switch (``tl.pass_profile`` /
 ``TILELANG_PASS_PROFILE``) makes passtiming's tool too, so a compile it turns
 on is still reported once.
+
+A compile is also a tree of phases, recorded into its profile beside the
+passes: the whole compile (the root), the kernel cache, the lowering and
+each pass pipeline in it (``pipeline_scope``), codegen (``run_codegen``), the
+adapter and the library build (nvcc, NVRTC, hipcc). ``phase(name)`` adds one
+of the user's own to the compile running on this thread.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import importlib
 import logging
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 
 from tilelang.instrumentation import (
+    CodegenEvent,
     PassInstrumentationTool,
     current_compile_pass_instrumentation,
     current_pass_instrument_context,
@@ -98,6 +109,59 @@ def _checked_pattern(
     return _checked_path(f"{owner}: {setting}", pattern)
 
 
+ROOT_PHASE = "compile"
+"""The name of a compile's root phase."""
+
+
+class _Compile:
+    """One timed compile: its session (sections, phases, files), the number
+    ``%n`` gave it, and its root phase, open from the compile's start."""
+
+    def __init__(self, patterns, *, metrics: str, threshold_ms, detail: str):
+        profile, events, report_file = patterns
+        number = _passtiming.next_compile_number()  # %n: shared by every source
+        self.threshold_ms = threshold_ms
+        self.report_file = _output_path(report_file, number)
+        self.session = _passtiming._Session(
+            _output_path(profile, number),
+            _output_path(events, number),
+            metrics=metrics,
+            threshold_ms=threshold_ms,
+        )
+        self.root = self.session.begin_phase(ROOT_PHASE, detail)
+        self._ended = False
+
+    @contextlib.contextmanager
+    def phase(self, name: str, detail: str = "") -> Iterator[int]:
+        """A phase around the body, on the calling thread; one the body leaves
+        by an exception is marked failed (the exception goes on)."""
+        index = self.session.begin_phase(name, detail)
+        failed = True
+        try:
+            yield index
+            failed = False
+        finally:
+            self.session.end_phase(index, failed)
+
+    def end(self, error: BaseException | None) -> None:
+        """Ends the root (failed when `error`), writes the profile and closes
+        the event log, once."""
+        if self._ended:
+            return
+        self._ended = True
+        try:
+            self.session.end_phase(self.root, error is not None)
+        finally:
+            self.session.close_outputs()
+
+
+# The compile that enable()'s hooks on TileLang's front doors opened in this
+# execution context (thread), if any.
+_current_compile: ContextVar[_Compile | None] = ContextVar(
+    "passtiming_tilelang_compile", default=None
+)
+
+
 class PassTimingTool(PassInstrumentationTool):
     """Per-compile owner of timing callbacks and their combined report.
 
@@ -110,8 +174,11 @@ class PassTimingTool(PassInstrumentationTool):
     patterns (%p: pid, %n: this compile's number in the process) for the
     compile's JSON profile, written by ``finish``, and its event log,
     streamed while the compile runs and readable even if it crashes; a
-    compile that runs no pass writes neither. ``report_file`` (a pattern likewise) sends the report to that file
-    instead of the log (``passtiming run`` prints it when the script ends).
+    tool that no callback of its compile reaches writes neither (with
+    ``enable()``, every compile writes its own, a kernel-cache hit's holding
+    its phases only). ``report_file`` (a pattern likewise) sends the report
+    to that file instead of the log (``passtiming run`` prints it when the
+    script ends).
     ``metrics`` (default: ``PASSTIMING_METRICS``; "cpu,rss" or an iterable of
     names from cpu, rss, ir, instructions) are recorded per pass into the
     profile, the event log and each timing's ``record_metrics``; an unknown
@@ -122,6 +189,22 @@ class PassTimingTool(PassInstrumentationTool):
     raises ``TypeError``, a path whose directory is missing or not writable
     ``ValueError``, each naming ``PassTimingTool`` and the option, or the
     variable, and the path.
+
+    Beyond the passes, the tool records the compile's phases (``phases``,
+    ``phase_table()``, the profile's ``"phases"``): a root phase
+    ``"compile"``, from the compile's start (with ``enable()``: the call of
+    ``tilelang.compile``, ``@tilelang.jit``'s compile or the kernel cache;
+    else the tool's first callback) to ``finish``; each backend pass
+    pipeline (``pipeline_scope``, named as TileLang names it, e.g.
+    ``pipeline_cuda``); each codegen call (``run_codegen``: ``"codegen"``,
+    with TileLang's codegen function as its detail); and, through hooks on
+    TileLang installed when a tool is made or ``enable()`` is called (inert
+    outside a timed compile), the kernel cache, the lowering, the adapter,
+    the wrapper, the library build (``"nvcc"``, ``"nvrtc"``, ``"hipcc"``)
+    and its loading, and Python's full garbage collections. ``phase(name,
+    detail)`` adds one. A phase an exception
+    leaves is marked failed, and so is the root of a compile that fails; the
+    exception is TileLang's, unchanged.
     """
 
     # Timing starts before, and finishes before, later instrument callbacks so
@@ -170,22 +253,43 @@ class PassTimingTool(PassInstrumentationTool):
         # TileLang's own switch while enabled), so that compile is reported
         # once, with the switch's threshold.
         self._role = None
-        # Made with the first PassContext: a compile that runs no pass (a
-        # kernel-cache hit) writes no file and takes no compile number.
-        self._session = None
-        self._report_file = None
+        # The native timing of each PassContext, in the order of _runs.
+        self._sections: list = []
+        # The compile this tool records into: the one enable()'s hooks opened
+        # when the compile started (shared, closed by the hook), else its own,
+        # opened with its first callback, so that a tool that is never used
+        # writes no file and takes no compile number.
+        self._compile: _Compile | None = None
+        self._owns_compile = False
+        _install_hooks()
 
-    def _open_session(self):
-        profile, events, report_file = self._patterns
-        number = _passtiming.next_compile_number()  # %n: shared by every source
-        self._report_file = _output_path(report_file, number)
-        self._session = _passtiming._Session(
-            _output_path(profile, number),
-            _output_path(events, number),
-            metrics=self._metrics,
-            threshold_ms=self.threshold_ms,
-        )
-        return self._session
+    @property
+    def _session(self):
+        return self._compile.session if self._compile is not None else None
+
+    @property
+    def _report_file(self):
+        return self._compile.report_file if self._compile is not None else None
+
+    def _timed_compile(self) -> _Compile:
+        """The compile this tool records into, opened now if need be."""
+        if self._compile is None:
+            outer = _current_compile.get()
+            # Only the tools passtiming makes (enable()'s, the switch's) share
+            # the compile enable()'s hooks opened: its files are theirs.
+            if outer is not None and self._role is not None:
+                self._compile = outer
+            else:
+                session = current_compile_pass_instrumentation()
+                name = getattr(session, "name", None)
+                self._compile = _Compile(
+                    self._patterns,
+                    metrics=self._metrics,
+                    threshold_ms=self.threshold_ms,
+                    detail="" if name is None else str(name),
+                )
+                self._owns_compile = True
+        return self._compile
 
     def _stands_aside(self) -> bool:
         """Whether this is enable()'s tool in a compile that TileLang's own
@@ -202,11 +306,48 @@ class PassTimingTool(PassInstrumentationTool):
         if self._stands_aside():
             return None
         context = current_pass_instrument_context()
-        session = self._session or self._open_session()
+        session = self._timed_compile().session
         section = session.new_section("" if context is None else str(context))
         timing = TileLangPassTimingInstrument(threshold_ms=self.threshold_ms, _timing=section)
         self._runs.append((context, timing))
+        self._sections.append(section)
         return timing.instrument
+
+    def pipeline_scope(self, base_phase: str) -> contextlib.AbstractContextManager[None]:
+        """One backend pass pipeline, as a phase named ``base_phase``; its
+        passes are timed inside it."""
+        if self._stands_aside():
+            return contextlib.nullcontext()
+        return self._timed_compile().phase(str(base_phase))
+
+    def run_codegen(self, event: CodegenEvent, next_call: Callable[[], object]) -> object:
+        """One codegen call (device or host), as a phase ``"codegen"`` whose
+        detail is TileLang's codegen function; calls ``next_call`` once."""
+        if self._stands_aside():
+            return next_call()
+        with self._timed_compile().phase("codegen", str(getattr(event, "name", ""))):
+            return next_call()
+
+    @contextlib.contextmanager
+    def phase(self, name: str, detail: str = "") -> Iterator[None]:
+        """A phase of this tool's compile around the body, on the calling
+        thread, nested in the phase that thread has open; failed when the
+        body raises (the exception goes on)."""
+        with self._timed_compile().phase(str(name), str(detail)):
+            yield
+
+    @property
+    def phases(self) -> list[dict]:
+        """The compile's phases so far, a parent before its children: dicts
+        of ``name``, ``detail``, ``parent`` (an index, None for the root),
+        ``thread``, ``start_s``, ``duration_s``, ``cpu_s`` and ``failed``.
+        [] before the compile's first phase."""
+        return self._session.phases if self._session is not None else []
+
+    def phase_table(self) -> str:
+        """The phase table of the compile so far: each phase's time and its
+        share of the root, "untimed" included ("" before any phase)."""
+        return self._session.phase_table() if self._session is not None else ""
 
     @property
     def timings(self) -> tuple[TileLangPassTimingInstrument, ...]:
@@ -242,6 +383,13 @@ class PassTimingTool(PassInstrumentationTool):
 
     def report(self) -> str:
         """Generate one compile report containing one section per PassContext."""
+        if self._compile is not None and self._compile.threshold_ms != self.threshold_ms:
+            # A session shared with enable()'s tool: its sections carry
+            # enable()'s threshold, the report this tool's.
+            return "\n\n".join(
+                section.report(context=context, threshold_ms=self.threshold_ms)
+                for (context, _), section in zip(self._runs, self._sections)
+            )
         return "\n\n".join(timing.report(context=context) for context, timing in self._runs)
 
     def print_report(self) -> None:
@@ -250,11 +398,13 @@ class PassTimingTool(PassInstrumentationTool):
             logger.info("\n%s", self.report())
 
     def finish(self, error: BaseException | None) -> None:
-        """Log the report once; then write the profile and close the event log.
+        """Log the report once; then end the root phase (failed with
+        `error`), write the profile and close the event log.
 
         As upstream, an error raised while reporting propagates (TileLang's
         session never lets it hide the compile's own error); the files are
-        written whatever happens.
+        written whatever happens. A compile opened by enable()'s hooks ends
+        when its front door returns, after the kernel cache has saved it.
         """
         if self._finished:
             return
@@ -265,8 +415,8 @@ class PassTimingTool(PassInstrumentationTool):
             elif self._runs:
                 _write_text(self._report_file, self.report() + "\n")
         finally:
-            if self._session is not None:
-                self._session.close_outputs()
+            if self._owns_compile:
+                self._compile.end(error)
 
 
 def _write_text(path: str, text: str) -> None:
@@ -377,6 +527,293 @@ def _unpatch_tilelangs_switch() -> None:
         _patched.clear()
 
 
+# --- Phases beyond the tool interface --------------------------------------
+#
+# TileLang's tool interface sees the pass pipelines and codegen. The rest of a
+# compile (the kernel cache, the adapter, the library build that runs nvcc,
+# NVRTC or hipcc) is timed by wrapping the TileLang functions that do it, and
+# the whole compile by wrapping its front doors; a callback of Python's
+# garbage collector times its full collections. Each wrapper asks for the
+# compile running in its execution context and, outside one, only calls
+# through. They are installed once (enable(), or the first tool made) and
+# removed by disable().
+
+
+def _active_compile() -> _Compile | None:
+    """The timed compile of this execution context: the one enable()'s front
+    doors opened, else that of the passtiming tool in TileLang's compile
+    session (opened now if need be); None outside both."""
+    compile_ = _current_compile.get()
+    if compile_ is not None:
+        return compile_
+    session = current_compile_pass_instrumentation()
+    for tool in getattr(session, "tools", ()):
+        if isinstance(tool, PassTimingTool) and not tool._finished and not tool._stands_aside():
+            return tool._timed_compile()
+    return None
+
+
+def _open_compile() -> _Compile | None:
+    """_active_compile() without opening one: for the garbage collector's
+    callback, which must not start a compile."""
+    compile_ = _current_compile.get()
+    if compile_ is not None:
+        return compile_
+    session = current_compile_pass_instrumentation()
+    for tool in getattr(session, "tools", ()):
+        if isinstance(tool, PassTimingTool) and tool._compile is not None and not tool._finished:
+            return tool._compile
+    return None
+
+
+GC_PHASE = "garbage collection"
+_gc_state = threading.local()
+
+
+def _gc_callback(stage: str, info: dict) -> None:
+    """Python's full collections (generation 2) inside a timed compile are a
+    phase of it, on the thread that collects: in a large process one takes
+    a tenth of a second, wherever in the compile it falls."""
+    try:
+        if info.get("generation") != 2:
+            return
+        if stage == "start":
+            compile_ = _open_compile()
+            if compile_ is not None:
+                _gc_state.open = (compile_, compile_.session.begin_phase(GC_PHASE, "generation 2"))
+        else:
+            open_ = getattr(_gc_state, "open", None)
+            if open_ is not None:
+                _gc_state.open = None
+                open_[0].session.end_phase(open_[1], False)
+    except Exception:  # never into the collector
+        pass
+
+
+def phase(name: str, detail: str = "") -> contextlib.AbstractContextManager:
+    """A phase of the compile being timed in this execution context, around
+    the body (nested in the phase the thread has open; failed when the body
+    raises); outside a timed compile, nothing.
+
+        with passtiming.tilelang.phase("autotune: benchmark", "config 3"):
+            ...
+    """
+    compile_ = _active_compile()
+    if compile_ is None:
+        return contextlib.nullcontext()
+    return compile_.phase(str(name), str(detail))
+
+
+def _kernel_name(func) -> str:
+    """The global symbol of a PrimFunc (a Python function's name), else ""."""
+    try:
+        attrs = getattr(func, "attrs", None)
+        if attrs is not None and "global_symbol" in attrs:
+            return str(attrs["global_symbol"])
+    except Exception:  # attrs that cannot be read: no name
+        pass
+    for owner in (func, getattr(func, "func", None), getattr(func, "orig_func", None)):
+        name = getattr(owner, "__name__", None)
+        if isinstance(name, str):
+            return name
+    return ""
+
+
+def _argument(args, kwargs, position: int, keyword: str):
+    if keyword in kwargs:
+        return kwargs[keyword]
+    return args[position] if len(args) > position else None
+
+
+def _target_arch(target) -> str:
+    try:
+        arch = target.attrs.get("arch")
+        return "" if arch is None else str(arch)
+    except Exception:
+        return ""
+
+
+def _library_build(args, kwargs) -> tuple[str, str]:
+    """The phase of LibraryGenerator.compile_lib: named by the compiler the
+    target needs, with the target's architecture as its detail."""
+    generator = args[0]
+    target = getattr(generator, "target", None)
+    kind = getattr(getattr(target, "kind", None), "name", "")
+    name = {"cuda": "nvcc", "hip": "hipcc", "rocm": "hipcc", "c": "c++", "llvm": "c++"}.get(
+        kind, "library build"
+    )
+    return name, _target_arch(target)
+
+
+def _named(name: str) -> Callable:
+    return lambda args, kwargs: (name, "")
+
+
+def _name_of_argument(position: int) -> Callable:
+    """The root's detail: the kernel name of the PrimFunc argument `func`."""
+    return lambda args, kwargs: _kernel_name(_argument(args, kwargs, position, "func"))
+
+
+# (module, class or None, attribute, phase: (args, kwargs) -> (name, detail)).
+# The front doors open the compile itself (the root); a missing module, class
+# or attribute (another TileLang version) is left out.
+_FRONT_DOORS = (
+    ("tilelang", None, "compile", _name_of_argument(0)),
+    ("tilelang.jit", None, "compile", _name_of_argument(0)),
+    ("tilelang.jit", "JITImpl", "compile", lambda args, kwargs: _kernel_name(args[0])),
+    ("tilelang.cache.kernel_cache", "KernelCache", "cached", _name_of_argument(1)),
+)
+_CACHE = "tilelang.cache.kernel_cache"
+_PHASES = (
+    ("tilelang.jit", "JITImpl", "get_tir", _named("elaborate")),
+    (_CACHE, "KernelCache", "_generate_key", _named("kernel cache key")),
+    (_CACHE, "KernelCache", "_load_kernel_from_disk", _named("kernel cache lookup")),
+    ("tilelang.jit.kernel", "JITKernel", "from_database", _named("kernel cache hit")),
+    (_CACHE, "KernelCache", "_save_kernel_to_disk", _named("kernel cache save")),
+    ("tilelang.jit.kernel", "JITKernel", "_compile_artifact", _named("lower")),
+    (
+        "tilelang.jit.kernel",
+        "JITKernel",
+        "_create_adapter_from_artifact",
+        lambda args, kwargs: ("adapter", str(getattr(args[0], "execution_backend", "") or "")),
+    ),
+    ("tilelang.jit.adapter.wrapper", "TLWrapper", "wrap", _named("wrapper")),
+    ("tilelang.jit.adapter.wrapper", "TLPyWrapper", "wrap", _named("wrapper")),
+    ("tilelang.jit.adapter.libgen", "LibraryGenerator", "compile_lib", _library_build),
+    ("tilelang.jit.adapter.libgen", "LibraryGenerator", "load_lib", _named("load library")),
+    (
+        "tilelang.jit.adapter.nvrtc.libgen",
+        "NVRTCLibraryGenerator",
+        "compile_lib",
+        lambda args, kwargs: ("nvrtc", _target_arch(getattr(args[0], "target", None))),
+    ),
+    (
+        "tilelang.jit.adapter.nvrtc.libgen",
+        "NVRTCLibraryGenerator",
+        "load_lib",
+        _named("load library"),
+    ),
+    # The tvm_ffi backend's device codegen builds the cubin here.
+    (
+        "tilelang.contrib.nvcc",
+        None,
+        "compile_cuda",
+        lambda args, kwargs: ("nvcc", str(_argument(args, kwargs, 2, "arch") or "")),
+    ),
+)
+
+_hooks_lock = threading.Lock()
+# (owner, attribute, what it held before) for each hook installed.
+_hooked: list[tuple[object, str, object]] = []
+
+
+def _front_door(function: Callable, detail_of: Callable) -> Callable:
+    @functools.wraps(function)
+    def front_door(*args, **kwargs):
+        settings = _enabled_settings
+        if (
+            settings is None
+            or _current_compile.get() is not None
+            or current_compile_pass_instrumentation() is not None
+        ):
+            return function(*args, **kwargs)
+        compile_ = _Compile(
+            (settings["profile"], settings["events"], settings["report_file"]),
+            metrics=settings["metrics"],
+            threshold_ms=settings["threshold_ms"],
+            detail=detail_of(args, kwargs),
+        )
+        token = _current_compile.set(compile_)
+        error = None
+        try:
+            return function(*args, **kwargs)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            _current_compile.reset(token)
+            compile_.end(error)
+
+    front_door.__passtiming_hook__ = True
+    return front_door
+
+
+def _phase_hook(function: Callable, phase_of: Callable) -> Callable:
+    @functools.wraps(function)
+    def timed(*args, **kwargs):
+        compile_ = _active_compile()
+        if compile_ is None:
+            return function(*args, **kwargs)
+        name, detail = phase_of(args, kwargs)
+        with compile_.phase(name, detail):
+            return function(*args, **kwargs)
+
+    timed.__passtiming_hook__ = True
+    return timed
+
+
+def _hook(module_name: str, class_name: str | None, attribute: str, wrap: Callable) -> None:
+    """Replaces `attribute` of the module or of the class (its own, not an
+    inherited one) by `wrap(function)`; remembers what it held."""
+    try:
+        module = importlib.import_module(module_name)
+    except Exception:  # absent in this TileLang version
+        return
+    owner = module if class_name is None else vars(module).get(class_name)
+    if owner is None:
+        return
+    held = vars(owner).get(attribute)
+    if held is None:
+        return
+    if isinstance(held, (classmethod, staticmethod)):
+        function = held.__func__
+        if getattr(function, "__passtiming_hook__", False):
+            return
+        replacement = type(held)(wrap(function))
+    else:
+        if not callable(held) or getattr(held, "__passtiming_hook__", False):
+            return
+        replacement = wrap(held)
+    setattr(owner, attribute, replacement)
+    _hooked.append((owner, attribute, held))
+
+
+def _install_hooks() -> None:
+    """Installs the phase hooks and the front doors, once."""
+    with _hooks_lock:
+        if _hooked:
+            return
+        for module_name, class_name, attribute, phase_of in _PHASES:
+            _hook(module_name, class_name, attribute, lambda f, p=phase_of: _phase_hook(f, p))
+        # One wrapper for one function, whatever the names it has.
+        doors: dict[int, Callable] = {}
+        for module_name, class_name, attribute, detail_of in _FRONT_DOORS:
+
+            def wrap(function, detail_of=detail_of):
+                if id(function) not in doors:
+                    doors[id(function)] = _front_door(function, detail_of)
+                return doors[id(function)]
+
+            _hook(module_name, class_name, attribute, wrap)
+        if _gc_callback not in gc.callbacks:
+            gc.callbacks.append(_gc_callback)
+
+
+def _remove_hooks() -> None:
+    """Gives back what every hook replaced (a name replaced since is left)."""
+    with _hooks_lock:
+        for owner, attribute, held in reversed(_hooked):
+            current = vars(owner).get(attribute)
+            function = current
+            if isinstance(current, (classmethod, staticmethod)):
+                function = current.__func__
+            if getattr(function, "__passtiming_hook__", False):
+                setattr(owner, attribute, held)
+        _hooked.clear()
+        if _gc_callback in gc.callbacks:
+            gc.callbacks.remove(_gc_callback)
+
+
 def _checked_threshold(value: object) -> float:
     """The threshold of the types upstream's ``threshold_ms: float`` takes
     (TypeError otherwise), with the value checked as every source checks it
@@ -431,6 +868,7 @@ def enable(
     _enabled_settings = settings
     register_pass_instrumentation_tool(TOOL_NAME, factory)
     _patch_tilelangs_switch()
+    _install_hooks()
 
 
 def disable() -> None:
@@ -440,6 +878,7 @@ def disable() -> None:
     unregister_pass_instrumentation_tool(TOOL_NAME)
     _enabled_settings = None
     _unpatch_tilelangs_switch()
+    _remove_hooks()
 
 
 __all__ = [
@@ -449,4 +888,5 @@ __all__ = [
     "create_pass_timing_tool",
     "disable",
     "enable",
+    "phase",
 ]
