@@ -1,6 +1,6 @@
 """Metrics per pass (PASSTIMING_METRICS, the `metrics` option) on real
 TileLang lowerings: CPU time, resident memory and the IR module's size and
-change, in the profile (version 2) and on the instruments.
+change, in the profile (version 3) and on the instruments.
 
 Records are checked against what the machine makes true of every pass:
 a thread's CPU time does not exceed the wall time of the same interval, a
@@ -52,8 +52,8 @@ def gemm_profile(tmp_path_factory):
         return json.load(f)
 
 
-def test_the_profile_is_version_2_and_names_the_metrics(gemm_profile):
-    assert gemm_profile["version"] == 2
+def test_the_profile_is_version_3_and_names_the_metrics(gemm_profile):
+    assert gemm_profile["version"] == 3
     assert gemm_profile["metrics"] == {"recorded": ["cpu", "rss", "ir"], "unavailable": {}}
 
 
@@ -195,7 +195,7 @@ def test_passtiming_run_metrics_reaches_the_script(tmp_path, passtiming_cli):
     assert len(profiles) == 2
     for path in profiles:
         profile = json.loads(path.read_text())
-        assert profile["version"] == 2
+        assert profile["version"] == 3
         assert profile["metrics"]["recorded"] == ["cpu", "rss"]
         for _, records in profile_records(path):
             assert all(r["cpu_ns"] >= r["cpu_self_ns"] >= 0 for r in records)
