@@ -70,6 +70,14 @@ def shape(records):
     return [(r.name, r.depth, r.kernel, r.sequence) for r in records]
 
 
+def seed_report(cli_output: str) -> str:
+    """The passes' report in what `passtiming report` prints: all before the
+    phase table that follows it, after an empty line, when the profile
+    holds phases (every TileLang compile's does)."""
+    head, table, _ = cli_output.partition("\n\nPhases\n")
+    return head + "\n" if table else cli_output
+
+
 def run_cli(cli, *args, check=True):
     """Runs `passtiming ARGS`; returns the completed process (text mode)."""
     done = subprocess.run([cli, *args], capture_output=True, text=True, timeout=120)
