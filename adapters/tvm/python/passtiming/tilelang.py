@@ -38,9 +38,9 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from tilelang.instrumentation import (
-    CodegenEvent,
     PassInstrumentationTool,
     current_compile_pass_instrumentation,
     current_pass_instrument_context,
@@ -50,6 +50,9 @@ from tilelang.instrumentation import (
 
 from . import PassTimingRecord, _passtiming
 from .tvm import TileLangPassTimingInstrument, _float_threshold
+
+if TYPE_CHECKING:  # the annotation only: a TileLang without it still imports this
+    from tilelang.instrumentation import CodegenEvent
 
 logger = logging.getLogger("tilelang.pass_timing")
 
