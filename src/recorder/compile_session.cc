@@ -221,6 +221,24 @@ void CompileSession::add_section(Section section) {
   added_sections_.push_back(std::move(section));
 }
 
+void CompileSession::place_sections_by_time() {
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < sections_.size(); ++i) {
+    const std::vector<Record>& records = sections_[i]->section().records;
+    if (section_phases_[i] != kNoPhase || records.empty()) continue;
+    Nanoseconds first = records.front().start_ns;
+    for (const Record& r : records) first = std::min(first, r.start_ns);
+    for (PhaseIndex root = 0; root < phases_.size(); ++root) {
+      if (phases_[root].parent != kNoPhase) continue;
+      const PhaseIndex inner = innermost_phase(phases_, root, first);
+      if (inner != kNoPhase) {
+        section_phases_[i] = inner;
+        break;
+      }
+    }
+  }
+}
+
 PhaseIndex CompileSession::current_phase() const {
   std::lock_guard lock(mutex_);
   return current_phase_locked();
@@ -339,8 +357,22 @@ bool CompileSession::end(bool with_report) noexcept {
     }
     ok = write_profile() && ok;
   } else if (!phases_.empty() || !added_sections_.empty()) {
-    // The sections wrote the profile as they closed; what came after them
-    // (phases, sections added whole) is written now.
+    // The sections wrote the profile and their reports as they closed; what
+    // came after them (phases, sections added whole) is written now.
+    if (with_report && settings_.report != ReportTarget::off) {
+      for (const Section& added : added_sections_) {
+        try {
+          std::optional<std::string_view> context;
+          if (!added.context.empty()) context = added.context;
+          ok = write_report(render_report(added, settings_.threshold_ms, context,
+                                          report_style(settings_.source))) &&
+               ok;
+        } catch (const std::exception& e) {
+          complain(fmt::format("cannot write the pass timing report: {}", e.what()));
+          ok = false;
+        }
+      }
+    }
     ok = write_profile() && ok;
   }
   if (with_report && settings_.report != ReportTarget::off && !phases_.empty()) {

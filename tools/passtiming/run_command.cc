@@ -318,6 +318,7 @@ struct RunOptions {
   bool no_report = false;
   bool quiet = false;    ///< with --no-report: not even the count of files written
   bool reports = false;  ///< each compile's report, also for a build
+  bool phases = false;   ///< the whole compile: clang's time trace read back as phases
   unsigned repeat = 1;
   std::vector<std::string> command;
 };
@@ -349,6 +350,10 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
   sub.add_flag("--reports", options.reports,
                "print each compile's report, also for a build (by default a build of several "
                "compiles ends with one summary of them all)");
+  sub.add_flag("--phases", options.phases,
+               "time the whole compile, not only the optimizer's passes: the front end, the "
+               "back end and code generation's passes per function, from clang's own "
+               "-ftime-trace (docs/llvm.md)");
   sub.add_option("COMMAND", options.command, "the command, after --")->required();
   sub.positionals_at_end();
 }
@@ -463,6 +468,29 @@ bool inject_llvm_plugin(const RunOptions& options, CommandKind kind, TimedComman
     }
   }
   return true;
+}
+
+/// With --phases, every clang of the command writes its time trace into
+/// `traces` (`-ftime-trace=DIR/`, granularity 0: every event), where the
+/// plugin finds it at the compiler's exit, reads it into the compile's
+/// profile and removes it. The options come first, so that a user's own
+/// `-ftime-trace` on the command line wins; the plugin then reads that
+/// file and leaves it.
+void inject_time_trace(CommandKind kind, const fs::path& traces, TimedCommand& command) {
+  const std::string folder = traces.string() + "/";
+  const std::vector<std::string> options = {"-ftime-trace=" + folder, "-ftime-trace-granularity=0"};
+  command.overrides.push_back(fmt::format("PASSTIMING_TIME_TRACE_DIR={}", traces.string()));
+  if (kind == CommandKind::clang) {
+    std::vector<std::string>& argv = command.argv;
+    argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(program_index(argv)) + 1,
+                options.begin(), options.end());
+    return;
+  }
+  // A build: '^' puts each option first on every clang's command line.
+  for (std::string& assignment : command.overrides) {
+    if (!assignment.starts_with("CCC_OVERRIDE_OPTIONS=")) continue;
+    for (const std::string& option : options) assignment += " ^" + option;
+  }
 }
 
 /// The settings every compile of the command reads from its environment,
@@ -643,6 +671,11 @@ int run_timed(const RunOptions& options) {
   const fs::path reports = work.path() / "reports";
   const fs::path status_file = work.path() / "status.tsv";
   fs::create_directory(reports);
+  if (options.phases && (kind == CommandKind::clang || kind == CommandKind::other)) {
+    const fs::path traces = work.path() / "time-traces";
+    fs::create_directory(traces);
+    inject_time_trace(kind, traces, command);
+  }
   add_setting_overrides(options, reports, command.overrides);
   command.overrides.push_back(
       environment_assignment(kStatusSetting, escape_percent(status_file.string())));

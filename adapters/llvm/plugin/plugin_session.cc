@@ -3,10 +3,19 @@
 #include <mutex>
 
 #include "passtiming/recorder/compile_session.h"
+#include "time_trace.h"
 #include "translation_unit.h"
 
 namespace passtiming::llvm_plugin {
 namespace {
+
+/// The translation unit of the process's last pipeline, as its section's
+/// context names it ("" until one is known). Never destroyed, as the
+/// session that reads it at exit.
+std::string& translation_unit() {
+  static std::string* unit = new std::string();
+  return *unit;
+}
 
 /// The process's session, made by the first pipeline. Never destroyed: it
 /// finishes at process exit (CompileSession::finish_all), which may run
@@ -17,6 +26,7 @@ CompileSession& process_session(const Settings& settings) {
   std::lock_guard lock(mutex);
   if (session == nullptr) {
     session = new CompileSession(settings);
+    import_time_trace_at_finish(*session, &translation_unit());
   }
   return *session;
 }
@@ -39,7 +49,9 @@ std::shared_ptr<PipelineSession> PipelineSession::start(const Settings& settings
     // Without a label of the user's, the section names its translation
     // unit, so that the profiles of a whole build say which file is which.
     module_context = [](std::string_view module) {
-      return translation_unit_context(module, process_arguments());
+      std::string context = translation_unit_context(module, process_arguments());
+      translation_unit() = context;
+      return context;
     };
   }
   return std::shared_ptr<PipelineSession>(

@@ -96,6 +96,11 @@ class CompileSession {
   void add_section(Section section);
   /// The phase the calling thread has open, or kNoPhase.
   PhaseIndex current_phase() const;
+  /// Each section recorded so far outside every phase is placed in the
+  /// innermost phase that holds the start of its first pass: for a source
+  /// that learns its compile's phases after its passes (the LLVM plugin,
+  /// from clang's time trace).
+  void place_sections_by_time();
   /// Runs `hook` with this session once, when it finishes (by finish(),
   /// close_outputs() or at exit), before anything is written: where a
   /// source adds what it learns only at the end (the LLVM plugin reads
