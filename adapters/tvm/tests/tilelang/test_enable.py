@@ -7,10 +7,10 @@ written per compile (`%p`: pid, `%n`: the process's compile number), where
 the `passtiming` command reads them. `disable()` stops all of it.
 
 Front doors exercised: `tilelang.lower` (for CUDA: lowering needs no GPU),
-and `tilelang.compile` / `@tilelang.jit` for the `c` target (a CUDA JIT
-compile needs nvcc, which this machine lacks; the `c` target builds with the
-host compiler). The kernel cache is disabled around JIT compiles: a cache hit
-runs no pass at all.
+and `tilelang.compile` / `@tilelang.jit` for the `c` target, which builds
+with the host compiler in a second (test_phases.py builds for CUDA with
+nvcc). The kernel cache is disabled around JIT compiles: a cache hit runs no
+pass at all.
 """
 
 from __future__ import annotations
