@@ -1,0 +1,221 @@
+// The whole clang compile with `passtiming run --phases`: real clang-19
+// compiles of real C files, whose profiles hold the compile's phases (front
+// end, back end, optimizer, code generation), the optimizer's passes in the
+// optimizer, code generation's legacy passes per function in code
+// generation, and phases that cover the compile. The object file is the one
+// a plain compile makes, no file is left beside it, and a user's own
+// -ftime-trace keeps working.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "passtiming/engine/phase.h"
+#include "passtiming/engine/profile.h"
+#include "passtiming/formats/profile_io.h"
+#include "shell_test.h"
+
+namespace passtiming {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCli = PASSTIMING_CLI;
+const std::string kClang = PASSTIMING_CLANG;
+const std::string kMake = PASSTIMING_MAKE;
+const std::string kMakeProject = PASSTIMING_MAKE_PROJECT;
+const std::string kPython = PASSTIMING_PYTHON;
+const std::string kGenerator = PASSTIMING_C_GENERATOR;
+
+using Result = testing::ShellResult;
+
+/// Four functions with loops, calls and a switch: work for every phase.
+constexpr const char* kUnit = R"C(
+static int weights[64];
+int checksum(const unsigned char* p, int n) {
+  int s = 0;
+  for (int i = 0; i < n; ++i) s = (s * 31 + p[i] * weights[i & 63]) & 0xffffff;
+  return s;
+}
+void init_weights(int seed) {
+  for (int i = 0; i < 64; ++i) weights[i] = (seed = seed * 1103515245 + 12345) >> 16;
+}
+int classify(int c) {
+  switch (c % 7) {
+    case 0: return checksum((const unsigned char*)"zero", 4);
+    case 1:
+return c * 3;
+case 2: return c ^ 0x55;
+default : return -c;
+}
+}
+long run(int n) {
+  long t = 0;
+  init_weights(n);
+  for (int i = 0; i < n; ++i) t += classify(i);
+  return t;
+}
+)C";
+
+/// The files directly in `dir`, by name.
+std::set<std::string> files_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+/// The index of the first phase named `name` whose parent is `parent`.
+PhaseIndex child_named(const Profile& p, PhaseIndex parent, const std::string& name) {
+  for (PhaseIndex i = 0; i < p.phases.size(); ++i) {
+    if (p.phases[i].parent == parent && p.phases[i].name == name) return i;
+  }
+  return kNoPhase;
+}
+
+class LlvmPhasesTest : public testing::ShellTest {
+ protected:
+  LlvmPhasesTest() : ShellTest("phases") {}
+
+  void SetUp() override {
+    ShellTest::SetUp();
+    std::ofstream(dir / "unit.c") << kUnit;
+  }
+
+  /// `passtiming run --phases -o p.json -- clang-19 -O2 -c unit.c -o unit.o EXTRA`.
+  Result timed_compile(const std::string& extra = "") {
+    return run("'" + kCli + "' run --phases -o p.json -- '" + kClang +
+               "' -O2 -c unit.c -o unit.o " + extra);
+  }
+};
+
+TEST_F(LlvmPhasesTest, TheCompileIsATreeOfPhasesWithThePassesInTheirPhase) {
+  const Result r = timed_compile();
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Profile p = load_profile((dir / "p.json").string());
+  EXPECT_EQ(check_phase_tree(p.phases), "");
+  ASSERT_FALSE(p.phases.empty());
+  const Phase& compile = p.phases[0];
+  EXPECT_EQ(compile.name, "compile");
+  EXPECT_EQ(compile.parent, kNoPhase);
+  EXPECT_EQ(compile.detail, "unit.c -> unit.o");
+  const PhaseIndex front = child_named(p, 0, "front end");
+  const PhaseIndex back = child_named(p, 0, "back end");
+  ASSERT_NE(front, kNoPhase);
+  ASSERT_NE(back, kNoPhase);
+  const PhaseIndex optimizer = child_named(p, back, "optimizer");
+  const PhaseIndex codegen = child_named(p, back, "code generation");
+  ASSERT_NE(optimizer, kNoPhase);
+  ASSERT_NE(codegen, kNoPhase);
+  // The front end per top-level declaration, with IR generation per function.
+  EXPECT_NE(child_named(p, front, "parse declaration"), kNoPhase);
+  std::set<std::string> generated;
+  for (const Phase& phase : p.phases) {
+    if (phase.name == "IR generation") generated.insert(phase.detail);
+  }
+  EXPECT_EQ(generated, (std::set<std::string>{"checksum", "init_weights", "classify", "run"}));
+
+  // The plugin's section ran in the optimizer, code generation's in its own
+  // phase: every pass within its phase's time. The phases come from clang's
+  // trace, in whole microseconds of the system clock, the passes from the
+  // steady clock: they agree to within a few microseconds.
+  constexpr Nanoseconds kAlignment = 20'000;
+  ASSERT_EQ(p.sections.size(), 2u);
+  EXPECT_EQ(p.sections[0].phase, optimizer);
+  EXPECT_EQ(p.sections[1].phase, codegen);
+  for (const Section& s : p.sections) {
+    EXPECT_EQ(s.context, "unit.c -> unit.o");
+    const Phase& in = p.phases[s.phase];
+    for (const Record& rec : s.records) {
+      EXPECT_GE(rec.start_ns + kAlignment, in.start_ns) << s.name_of(rec);
+      EXPECT_LE(rec.start_ns + rec.inclusive_ns, in.end_ns() + kAlignment) << s.name_of(rec);
+    }
+  }
+  // The back end's passes per function, as the legacy pass manager ran them.
+  std::set<std::string> isel_on;
+  for (const Record& rec : p.sections[1].records) {
+    if (p.sections[1].name_of(rec) == "X86 DAG->DAG Instruction Selection") {
+      isel_on.insert(std::string(p.sections[1].kernel_of(rec)));
+    }
+  }
+  EXPECT_EQ(isel_on, (std::set<std::string>{"checksum", "init_weights", "classify", "run"}));
+
+  // The phase table is printed after the reports.
+  EXPECT_NE(r.out.find("\nPhases\nPhase "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n    code generation "), std::string::npos) << r.out;
+}
+
+TEST_F(LlvmPhasesTest, TheTopLevelPhasesCoverTheCompileOfALargerUnit) {
+  const Result made = run("'" + kPython + "' '" + kGenerator + "' 40 unit.c");
+  ASSERT_EQ(made.status, 0) << made.err;
+  const Result r = timed_compile();
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Profile p = load_profile((dir / "p.json").string());
+  ASSERT_FALSE(p.phases.empty());
+  Nanoseconds covered = 0;
+  for (const Phase& phase : p.phases) {
+    if (phase.parent == 0) covered += phase.duration_ns;
+  }
+  EXPECT_GE(static_cast<double>(covered), 0.95 * static_cast<double>(p.phases[0].duration_ns))
+      << covered << " of " << p.phases[0].duration_ns;
+}
+
+TEST_F(LlvmPhasesTest, TheObjectIsAPlainCompilesAndNoFileIsLeftBesideIt) {
+  fs::create_directory(dir / "plain");
+  fs::copy_file(dir / "unit.c", dir / "plain/unit.c");
+  const Result plain = run("sh -c \"cd plain && '" + kClang + "' -O2 -c unit.c -o unit.o\"");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const Result r = timed_compile();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(testing::read_text(dir / "unit.o"), testing::read_text(dir / "plain/unit.o"));
+  EXPECT_EQ(files_in(dir),
+            (std::set<std::string>{"err.txt", "out.txt", "p.json", "plain", "unit.c", "unit.o"}));
+}
+
+TEST_F(LlvmPhasesTest, AUsersOwnTimeTraceIsWrittenWhereTheyAskedAndStillRead) {
+  const Result r = timed_compile("-ftime-trace");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string trace = testing::read_text(dir / "unit.json");
+  EXPECT_NE(trace.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(trace.find("\"ExecuteCompiler\""), std::string::npos);
+  const Profile p = load_profile((dir / "p.json").string());
+  ASSERT_FALSE(p.phases.empty());
+  EXPECT_EQ(p.phases[0].name, "compile");
+}
+
+TEST_F(LlvmPhasesTest, EveryCompileOfAMakeBuildHasItsPhases) {
+  fs::copy(kMakeProject, dir / "project");
+  const Result r = run("'" + kCli + "' run --phases --no-report -o 'profiles/tu-%p.json' -- '" +
+                       kMake + "' -C project -j2 CC='" + kClang + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<fs::path> profiles;
+  for (const auto& entry : fs::directory_iterator(dir / "profiles")) {
+    profiles.push_back(entry.path());
+  }
+  ASSERT_EQ(profiles.size(), 3u) << r.err;
+  std::set<std::string> units;
+  for (const fs::path& path : profiles) {
+    const Profile p = load_profile(path.string());
+    ASSERT_FALSE(p.phases.empty()) << path;
+    EXPECT_EQ(p.phases[0].name, "compile") << path;
+    units.insert(p.phases[0].detail);
+    ASSERT_EQ(p.sections.size(), 2u) << path;
+    EXPECT_FALSE(p.sections[1].records.empty()) << path;
+  }
+  EXPECT_EQ(units, (std::set<std::string>{"sort.c -> sort.o", "strings.c -> strings.o",
+                                          "vectors.c -> vectors.o"}));
+  // The objects and the sources, nothing else, beside each other.
+  for (const std::string& name : files_in(dir / "project")) {
+    const std::string ext = fs::path(name).extension().string();
+    EXPECT_TRUE(ext == ".c" || ext == ".o" || name == "Makefile") << name;
+  }
+}
+
+}  // namespace
+}  // namespace passtiming
