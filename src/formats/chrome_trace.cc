@@ -48,12 +48,23 @@ class TraceWriter {
     for (const Section& s : profile.sections) {
       for (const Record& r : s.records) origin_ = std::min(origin_, r.start_ns);
     }
+    for (const Phase& p : profile.phases) origin_ = std::min(origin_, p.start_ns);
+    for (const Phase& p : profile.phases) {
+      if (std::find(phase_threads_.begin(), phase_threads_.end(), p.thread) ==
+          phase_threads_.end()) {
+        phase_threads_.push_back(p.thread);
+      }
+    }
     if (origin_ == std::numeric_limits<Nanoseconds>::max()) origin_ = 0;
   }
 
   std::string render() {
     out_ = "{\"traceEvents\":[";
+    if (!profile_.phases.empty()) write_phase_metadata();
     for (std::size_t i = 0; i < profile_.sections.size(); ++i) write_metadata(i);
+    for (std::size_t i = 0; i < profile_.phases.size(); ++i) {
+      write_phase(static_cast<PhaseIndex>(i), phases_pid(), phase_tid(profile_.phases[i].thread));
+    }
     for (std::size_t i = 0; i < profile_.sections.size(); ++i) write_records(i);
     out_ += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
     detail::append_metadata_members(out_, profile_.metadata);
@@ -100,8 +111,66 @@ class TraceWriter {
     }
   }
 
+  /// The phases' process: after the sections' pids, sorted above them.
+  std::size_t phases_pid() const { return profile_.sections.size() + 1; }
+  /// A phase's thread track in the phases' process: 1 + the rank of its
+  /// thread among the phases' threads in order of first appearance.
+  std::size_t phase_tid(std::uint64_t thread) const {
+    return 1 + static_cast<std::size_t>(
+                   std::find(phase_threads_.begin(), phase_threads_.end(), thread) -
+                   phase_threads_.begin());
+  }
+
+  void write_phase_metadata() {
+    const std::size_t pid = phases_pid();
+    write_name_event("process_name", pid, 0, "phases");
+    begin_event();
+    fmt::format_to(std::back_inserter(out_),
+                   "{{\"ph\":\"M\",\"pid\":{},\"tid\":0,\"name\":\"process_sort_index\","
+                   "\"args\":{{\"sort_index\":-1}}}}",
+                   pid);
+    for (std::size_t t = 0; t < phase_threads_.size(); ++t) {
+      write_name_event("thread_name", pid, t + 1, fmt::format("thread {}", phase_threads_[t]));
+      write_sort_event("thread_sort_index", pid, t + 1, t);
+    }
+  }
+
+  /// One phase as a complete event of category "phase" on `pid`/`tid`.
+  void write_phase(PhaseIndex index, std::size_t pid, std::size_t tid) {
+    const Phase& p = profile_.phases[index];
+    begin_event();
+    fmt::format_to(std::back_inserter(out_), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid,
+                   tid);
+    append_micros(out_, p.start_ns - origin_);
+    out_ += ",\"dur\":";
+    append_micros(out_, p.duration_ns);
+    out_ += ",\"name\":";
+    append_json_string(out_, p.name);
+    fmt::format_to(std::back_inserter(out_), ",\"cat\":\"phase\",\"args\":{{\"phase\":{}", index);
+    if (!p.detail.empty()) {
+      out_ += ",\"detail\":";
+      append_json_string(out_, p.detail);
+    }
+    if (p.parent != kNoPhase) fmt::format_to(std::back_inserter(out_), ",\"parent\":{}", p.parent);
+    if (p.cpu_ns >= 0) {
+      out_ += ",\"cpu_us\":";
+      append_micros(out_, p.cpu_ns);
+    }
+    if (p.failed()) out_ += ",\"failed\":true";
+    out_ += "}}";
+  }
+
   void write_records(std::size_t index) {
     const Section& section = profile_.sections[index];
+    // The section's phase and its ancestors, outermost first, on the
+    // section's first thread: its passes nest below them in the viewer.
+    std::vector<PhaseIndex> chain;
+    for (PhaseIndex p = section.phase;
+         p < profile_.phases.size() && chain.size() < profile_.phases.size();
+         p = profile_.phases[p].parent) {
+      chain.push_back(p);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) write_phase(*it, index + 1, 1);
     for (std::uint32_t i : section.order_by_sequence()) {
       const Record& r = section.records[i];
       begin_event();
@@ -158,6 +227,8 @@ class TraceWriter {
 
   const Profile& profile_;
   Nanoseconds origin_ = std::numeric_limits<Nanoseconds>::max();
+  /// The phases' thread keys, in order of first appearance.
+  std::vector<std::uint64_t> phase_threads_;
   std::string out_;
   bool first_ = true;
 };

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "metric_fields.h"
 #include "passtiming/engine/errors.h"
@@ -50,6 +53,9 @@ class Replayer {
     }
     if (in.bad()) fail("read error");
     if (in_context_) close_section(last_t_);
+    // A phase without its end was cut off with the compile: it failed there.
+    while (!open_phases_.empty()) close_phase(open_phases_.front(), last_t_, true);
+    if (std::string problem = check_phase_tree(profile_.phases); !problem.empty()) fail(problem);
     return std::move(profile_);
   }
 
@@ -142,6 +148,21 @@ class Replayer {
       machine_.skip(t, pass, kernel, tid);
     } else if (ev == "exit_ctx") {
       if (in_context_) close_section(t);
+    } else if (ev == "phase_begin") {
+      open_phases_.push_back(add_phase(object, t));
+    } else if (ev == "phase_end") {
+      const PhaseIndex phase = phase_field(object, "phase");
+      if (std::find(open_phases_.begin(), open_phases_.end(), phase) == open_phases_.end()) {
+        fail(fmt::format("'phase_end' of phase {}, which is not open", int_field(object, "phase")));
+      }
+      read_phase_end(object, profile_.phases[phase]);
+      close_phase(phase, t, false);
+    } else if (ev == "phase") {
+      const PhaseIndex phase = add_phase(object, t);
+      const std::int64_t duration = int_field(object, "duration_ns");
+      if (duration < 0) fail("field 'duration_ns' must not be negative");
+      profile_.phases[phase].duration_ns = duration;
+      read_phase_end(object, profile_.phases[phase]);
     } else {
       fail(fmt::format("unknown event '{}'", ev.substr(0, 64)));
     }
@@ -183,6 +204,69 @@ class Replayer {
     }
     sampler_.set(sample);
     machine_.note_ir(sample.ir_size, sample.ir_flags);
+  }
+
+  /// The profile's index of the phase the log calls by the integer `key`.
+  PhaseIndex phase_field(simdjson::dom::object object, std::string_view key) const {
+    const std::int64_t number = int_field(object, key);
+    const auto found = phase_numbers_.find(number);
+    if (found == phase_numbers_.end()) {
+      fail(fmt::format("field '{}' names phase {}, which no earlier line began", key, number));
+    }
+    return found->second;
+  }
+
+  /// A `phase_begin` or `phase` line's phase, starting at `t`, added to the
+  /// profile under the log's number for it.
+  PhaseIndex add_phase(simdjson::dom::object object, Nanoseconds t) {
+    const std::int64_t number = int_field(object, "phase");
+    Phase phase;
+    phase.name = std::string(string_field(object, "name"));
+    phase.detail = std::string(optional_string(object, "detail"));
+    simdjson::dom::element value;
+    if (object["parent"].get(value) == simdjson::SUCCESS) {
+      phase.parent = phase_field(object, "parent");
+    }
+    phase.thread = optional_tid(object);
+    phase.start_ns = t;
+    const auto index = static_cast<PhaseIndex>(profile_.phases.size());
+    if (!phase_numbers_.emplace(number, index).second) {
+      fail(fmt::format("phase {} began twice", number));
+    }
+    profile_.phases.push_back(std::move(phase));
+    return index;
+  }
+
+  /// A closed phase's optional members: `cpu_ns`, `failed`.
+  void read_phase_end(simdjson::dom::object object, Phase& phase) const {
+    simdjson::dom::element value;
+    if (object["cpu_ns"].get(value) == simdjson::SUCCESS) {
+      phase.cpu_ns = int_field(object, "cpu_ns");
+      if (phase.cpu_ns < 0) fail("field 'cpu_ns' must not be negative");
+    }
+    if (object["failed"].get(value) == simdjson::SUCCESS) {
+      bool failed = false;
+      if (value.get_bool().get(failed) != simdjson::SUCCESS) {
+        fail("field 'failed' must be a boolean");
+      }
+      if (failed) phase.flags |= kPhaseFailed;
+    }
+  }
+
+  /// Ends the open `index` at `t`, and with it, failed, the phases opened
+  /// after it on its thread and still open, as the session does.
+  void close_phase(PhaseIndex index, Nanoseconds t, bool failed) {
+    const std::uint64_t thread = profile_.phases[index].thread;
+    for (auto it = open_phases_.begin(); it != open_phases_.end();) {
+      Phase& phase = profile_.phases[*it];
+      if (*it == index || (*it > index && phase.thread == thread)) {
+        phase.duration_ns = std::max<Nanoseconds>(0, t - phase.start_ns);
+        if (failed || *it != index) phase.flags |= kPhaseFailed;
+        it = open_phases_.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
 
   void check_meta(simdjson::dom::object object) {
@@ -227,6 +311,10 @@ class Replayer {
   void open_section(Nanoseconds t, std::string_view context) {
     machine_.enter(t, context);
     in_context_ = true;
+    // The log does not say on which thread a context began: its section is
+    // in the phase begun last among those open, the one a single-threaded
+    // session names.
+    section_phase_ = open_phases_.empty() ? kNoPhase : open_phases_.back();
   }
 
   void ensure_context(Nanoseconds t) {
@@ -236,6 +324,7 @@ class Replayer {
   void close_section(Nanoseconds t) {
     machine_.exit(t);
     profile_.sections.push_back(machine_.take_section());
+    profile_.sections.back().phase = section_phase_;
     in_context_ = false;
   }
 
@@ -246,6 +335,12 @@ class Replayer {
   /// The readings of the event being replayed.
   ManualMetricSampler sampler_;
   Profile profile_;
+  /// The phases begun and not ended, in the order they began.
+  std::vector<PhaseIndex> open_phases_;
+  /// The log's numbers of the phases -> their index in the profile.
+  std::unordered_map<std::int64_t, PhaseIndex> phase_numbers_;
+  /// The phase of the section being replayed.
+  PhaseIndex section_phase_ = kNoPhase;
   bool in_context_ = false;
   bool seen_event_ = false;
   Nanoseconds last_t_ = 0;

@@ -53,6 +53,8 @@ constexpr std::size_t kReserveMax = std::size_t{64} << 30;
 constexpr std::size_t kReserveMin = std::size_t{64} << 20;
 /// Room for an event's fixed text and its integers.
 constexpr std::size_t kEventOverhead = 96;
+/// Room for a phase line's fixed text and its five integers, strings apart.
+constexpr std::size_t kPhaseOverhead = 192;
 /// Room for an event's metric readings.
 constexpr std::size_t kSampleOverhead = detail::kMetricMembersBytes;
 
@@ -245,6 +247,76 @@ void EventLogWriter::write_exit(Nanoseconds t) noexcept {
   char* p = put(cursor(), "{\"ev\":\"exit_ctx\",\"t_ns\":");
   p = put_int(p, t);
   p = put(p, "}\n");
+  used_ = static_cast<std::size_t>(p - base_);
+}
+
+char* EventLogWriter::put_phase_head(char* p, std::string_view head, Nanoseconds t,
+                                     PhaseIndex index, const Phase& phase) noexcept {
+  p = put(p, head);
+  p = put_int(p, t);
+  p = put(p, ",\"phase\":");
+  p = put_int(p, index);
+  p = put(p, ",\"name\":");
+  p = detail::write_json_string(p, phase.name);
+  if (!phase.detail.empty()) {
+    p = put(p, ",\"detail\":");
+    p = detail::write_json_string(p, phase.detail);
+  }
+  if (phase.parent != kNoPhase) {
+    p = put(p, ",\"parent\":");
+    p = put_int(p, phase.parent);
+  }
+  if (phase.thread != 0) {
+    p = put(p, ",\"tid\":");
+    p = put_int(p, phase.thread);
+  }
+  return p;
+}
+
+void EventLogWriter::on_phase_begin(PhaseIndex index, const Phase& phase) noexcept {
+  if (!reserve(kPhaseOverhead + detail::json_string_max_size(phase.name) +
+               detail::json_string_max_size(phase.detail))) {
+    return;
+  }
+  char* p =
+      put_phase_head(cursor(), "{\"ev\":\"phase_begin\",\"t_ns\":", phase.start_ns, index, phase);
+  p = put(p, "}\n");
+  used_ = static_cast<std::size_t>(p - base_);
+}
+
+namespace {
+
+/// A closed phase's last members: its CPU time when measured, its failure.
+char* put_phase_end_members(char* p, const Phase& phase) noexcept {
+  if (phase.cpu_ns >= 0) {
+    p = put(p, ",\"cpu_ns\":");
+    p = put_int(p, phase.cpu_ns);
+  }
+  if (phase.failed()) p = put(p, ",\"failed\":true");
+  return put(p, "}\n");
+}
+
+}  // namespace
+
+void EventLogWriter::on_phase_end(PhaseIndex index, const Phase& phase) noexcept {
+  if (!reserve(kEventOverhead)) return;
+  char* p = put(cursor(), "{\"ev\":\"phase_end\",\"t_ns\":");
+  p = put_int(p, phase.end_ns());
+  p = put(p, ",\"phase\":");
+  p = put_int(p, index);
+  p = put_phase_end_members(p, phase);
+  used_ = static_cast<std::size_t>(p - base_);
+}
+
+void EventLogWriter::on_phase(PhaseIndex index, const Phase& phase) noexcept {
+  if (!reserve(kPhaseOverhead + kEventOverhead + detail::json_string_max_size(phase.name) +
+               detail::json_string_max_size(phase.detail))) {
+    return;
+  }
+  char* p = put_phase_head(cursor(), "{\"ev\":\"phase\",\"t_ns\":", phase.start_ns, index, phase);
+  p = put(p, ",\"duration_ns\":");
+  p = put_int(p, phase.duration_ns);
+  p = put_phase_end_members(p, phase);
   used_ = static_cast<std::size_t>(p - base_);
 }
 

@@ -63,6 +63,9 @@ void append_section(std::string& out, const Section& section) {
   out += "{\"context\":";
   append_string(out, section.context);
   detail::append_origin_member(out, section.origin, &append_string);
+  if (section.phase != kNoPhase) {
+    fmt::format_to(std::back_inserter(out), ",\"phase\":{}", section.phase);
+  }
   fmt::format_to(std::back_inserter(out), ",\"skipped\":{},\"threads\":[", section.skipped);
   for (std::size_t i = 0; i < section.threads.size(); ++i) {
     if (i) out.push_back(',');
@@ -119,6 +122,26 @@ void append_metrics(std::string& out, const ProfileMetrics& metrics) {
   out += "\"ir_flags\"]}";
 }
 
+/// The compile's phases as the page's script reads them: one array a phase,
+/// [name, detail, parent (-1 for a root), thread, start (ns from the first
+/// phase's start), duration, CPU (-1 when not measured), flags].
+void append_phases(std::string& out, const std::vector<Phase>& phases) {
+  Nanoseconds origin = std::numeric_limits<Nanoseconds>::max();
+  for (const Phase& p : phases) origin = std::min(origin, p.start_ns);
+  out += ",\n\"phases\":[";
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const Phase& p = phases[i];
+    out += i ? ",\n[" : "\n[";
+    append_string(out, p.name);
+    out += ',';
+    append_string(out, p.detail);
+    const long long parent = p.parent == kNoPhase ? -1 : static_cast<long long>(p.parent);
+    fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},{}]", parent, p.thread,
+                   p.start_ns - origin, p.duration_ns, p.cpu_ns, p.flags);
+  }
+  out += ']';
+}
+
 std::string page_data(const Profile& profile, const HtmlOptions& options) {
   std::string out = "{\"title\":";
   append_string(out, options.title);
@@ -127,6 +150,8 @@ std::string page_data(const Profile& profile, const HtmlOptions& options) {
   out += '}';
   // Absent without metrics, so such a profile's page is what it always was.
   if (!profile.metrics.empty()) append_metrics(out, profile.metrics);
+  // Likewise absent without phases.
+  if (!profile.phases.empty()) append_phases(out, profile.phases);
   out += ",\n\"sections\":[";
   for (std::size_t i = 0; i < profile.sections.size(); ++i) {
     if (i) out += ",\n";

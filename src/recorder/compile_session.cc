@@ -32,11 +32,24 @@ class SerializedObserver final : public EventObserver {
     std::lock_guard lock(mutex_);
     target_.on_event(event);
   }
+  /// Runs `write` (a phase's lines) between the events, under their lock.
+  template <typename Write>
+  void locked(const Write& write) noexcept {
+    std::lock_guard lock(mutex_);
+    write();
+  }
 
  private:
   std::mutex mutex_;
   EventObserver& target_;
 };
+
+/// Writes a phase's lines into the session's log, when it has one, between
+/// the sections' events.
+template <typename Write>
+void log_phase(const std::unique_ptr<EventObserver>& serialized, const Write& write) noexcept {
+  if (serialized) static_cast<SerializedObserver&>(*serialized).locked(write);
+}
 
 /// The sessions finish_at_exit() registered and that have not finished.
 struct ExitRegistry {
@@ -173,12 +186,24 @@ PhaseIndex CompileSession::begin_phase(std::string name, std::string detail) {
   phases_.push_back(std::move(phase));
   phase_cpu_start_.push_back(cpu);
   open_phases_.push_back(index);
+  log_phase(serialized_events_, [&] { events_->on_phase_begin(index, phases_[index]); });
   return index;
 }
 
 void CompileSession::end_phase(PhaseIndex index, bool failed) {
   std::lock_guard lock(mutex_);
+  std::vector<PhaseIndex> open;
+  if (serialized_events_) open = open_phases_;
   end_phase_locked(index, failed, this_thread_key(), thread_cpu_ns());
+  // The log ends the phases that closed, innermost first, as the replay
+  // reads them.
+  log_phase(serialized_events_, [&] {
+    for (auto it = open.rbegin(); it != open.rend(); ++it) {
+      if (std::find(open_phases_.begin(), open_phases_.end(), *it) == open_phases_.end()) {
+        events_->on_phase_end(*it, phases_[*it]);
+      }
+    }
+  });
 }
 
 void CompileSession::end_phase_locked(PhaseIndex index, bool failed, std::uint64_t thread,
@@ -213,6 +238,7 @@ PhaseIndex CompileSession::add_phase(Phase phase) {
   if (phase.parent != kNoPhase && phase.parent >= index) phase.parent = kNoPhase;
   phases_.push_back(std::move(phase));
   phase_cpu_start_.push_back(-1);
+  log_phase(serialized_events_, [&] { events_->on_phase(index, phases_[index]); });
   return index;
 }
 

@@ -18,6 +18,7 @@
 #include "browser/sample_profiles.h"
 #include "passtiming/engine/timing_state.h"
 #include "passtiming/formats/html_report.h"
+#include "phase_fixtures.h"
 
 namespace passtiming {
 namespace {
@@ -190,6 +191,36 @@ TEST(BrowserTest, PipelineReportRendersOneBarPerRecordAndWidthsAddUp) {
   EXPECT_EQ(t.at("elements"), 11);
   // Distinct pass names: 6 in the lowering section, 4 in code generation.
   EXPECT_EQ(t.at("tableRows"), 10);
+}
+
+TEST(BrowserTest, PhasesAreALaneAboveTheSectionsWithTheUntimedTimeShown) {
+  const BrowserRun run = open_in_chromium(render_html_report(testing::phased_profile()));
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& t = run.selftest;
+  // The sections' flame charts as they always were.
+  expect_consistent_layout(t, 4);
+  const Json& lane = t.at("phaseLane");
+  ASSERT_TRUE(lane.is_object()) << t;
+  // Four phases and the two stretches of the compile that none of them
+  // covers (6..10 s, 11.5..12 s: its 4.5 s untimed).
+  EXPECT_EQ(lane.at("bars"), 6) << lane;
+  EXPECT_EQ(lane.at("untimed"), 2) << lane;
+  EXPECT_EQ(lane.at("failed"), 1) << lane;
+  EXPECT_EQ(lane.at("hidden"), 0) << lane;
+  EXPECT_EQ(lane.at("outsideParent"), 0) << lane;
+  EXPECT_EQ(lane.at("labels"), Json::parse(R"([
+      "compile matmul.py \u00b7 12.000 s \u00b7 100.0%",
+      "untimed \u00b7 4.000 s \u00b7 33.3%",
+      "untimed \u00b7 500.000 ms \u00b7 4.2%",
+      "lower \u00b7 6.000 s \u00b7 50.0%",
+      "codegen \u00b7 1.000 s \u00b7 8.3%",
+      "nvcc kernel.cu \u00b7 500.000 ms \u00b7 4.2%"])"))
+      << lane;
+  EXPECT_EQ(lane.at("inPhase"), Json::parse(R"(["in phase lower", "in phase codegen"])")) << lane;
+}
+
+TEST(BrowserTest, WithoutPhasesThereIsNoPhaseLane) {
+  EXPECT_TRUE(pipeline_run().selftest.at("phaseLane").is_null()) << pipeline_run().selftest;
 }
 
 TEST(BrowserTest, HostileNamesShowAsTextAndRunNoScript) {

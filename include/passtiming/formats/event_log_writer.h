@@ -51,6 +51,15 @@ class EventLogWriter final : public EventObserver {
   /// readings when it carries them.
   void on_event(const ObservedEvent& event) noexcept override;
 
+  /// Appends a phase's line (docs/event-log-format.md#phases):
+  /// `phase_begin` when `phase` (at `index` in the session's phases) opens,
+  /// `phase_end` when it closes (its duration, CPU time and failure then
+  /// set), `phase` for one recorded whole elsewhere. Not thread-safe, like
+  /// on_event(): callers serialise these with the events.
+  void on_phase_begin(PhaseIndex index, const Phase& phase) noexcept;
+  void on_phase_end(PhaseIndex index, const Phase& phase) noexcept;
+  void on_phase(PhaseIndex index, const Phase& phase) noexcept;
+
   /// Unmaps and truncates the file to the bytes written. Idempotent; later
   /// events are dropped. Returns false (after logging) on an I/O error.
   bool close() noexcept;
@@ -84,6 +93,10 @@ class EventLogWriter final : public EventObserver {
   void write_pass_event(std::string_view head, Nanoseconds t, std::string_view pass,
                         std::string_view kernel, ThreadKey tid,
                         const MetricSample* sample = nullptr) noexcept;
+  /// A phase line up to its last members: `head`, its time, index, name,
+  /// detail, parent and thread; the caller adds the rest and the end.
+  char* put_phase_head(char* p, std::string_view head, Nanoseconds t, PhaseIndex index,
+                       const Phase& phase) noexcept;
   char* cursor() { return base_ + used_; }
 
   std::string path_;

@@ -695,6 +695,119 @@
     return table;
   }
 
+  // ---- phases ------------------------------------------------------------
+  // Phase fields, in the order the C++ renderer writes them ("phases" is
+  // absent for a profile without phases, whose page is then as before).
+  const P_NAME = 0, P_DETAIL = 1, P_PARENT = 2, P_THREAD = 3, P_START = 4, P_DUR = 5,
+        P_CPU = 6, P_FLAGS = 7;
+  const phases = data.phases || [];
+  /// Phases below this share of the lane's time are not drawn: a front
+  /// end's thousand declarations would be thousands of invisible elements.
+  /// Their time stays in their parent's bar.
+  const MIN_PHASE_SHARE = 0.001;
+
+  /// The compile's phases as one lane above the sections: each phase a bar
+  /// at its time, on one axis from the first phase's start to the last one's
+  /// end, a row per depth; under a phase with children, each stretch that
+  /// none of them covers is a hatched "untimed" bar.
+  function phaseLane() {
+    const box = el('section', 'pt-phases');
+    box.appendChild(el('h2', '', 'Phases'));
+    let from = Infinity, to = -Infinity;
+    for (const p of phases) {
+      from = Math.min(from, p[P_START]);
+      to = Math.max(to, p[P_START] + p[P_DUR]);
+    }
+    const span = Math.max(1, to - from);
+    const depth = [], rootOf = [], children = phases.map(() => []);
+    phases.forEach((p, i) => {
+      const parent = p[P_PARENT];
+      if (parent >= 0 && parent < i) {
+        depth[i] = depth[parent] + 1;
+        rootOf[i] = rootOf[parent];
+        children[parent].push(i);
+      } else {
+        depth[i] = 0;
+        rootOf[i] = i;
+      }
+    });
+    const items = [];
+    phases.forEach((p, i) => {
+      const root = phases[rootOf[i]][P_DUR];
+      items.push({phase: i, parent: p[P_PARENT], name: p[P_NAME], detail: p[P_DETAIL],
+                  start: p[P_START], ns: p[P_DUR], depth: depth[i], root: root,
+                  failed: (p[P_FLAGS] & FAILED) !== 0, cpu: p[P_CPU], thread: p[P_THREAD]});
+      if (!children[i].length) return;
+      const kids = children[i].map((c) => phases[c]).sort((a, b) => a[P_START] - b[P_START]);
+      const gap = (a, b) => {
+        if (b > a) {
+          items.push({untimed: true, parent: i, name: 'untimed', detail: 'in ' + p[P_NAME],
+                      start: a, ns: b - a, depth: depth[i] + 1, root: root});
+        }
+      };
+      let cursor = p[P_START];
+      for (const k of kids) {
+        gap(cursor, k[P_START]);
+        cursor = Math.max(cursor, k[P_START] + k[P_DUR]);
+      }
+      gap(cursor, p[P_START] + p[P_DUR]);
+    });
+    const shown = items.filter((item) => item.depth === 0 || item.ns / span >= MIN_PHASE_SHARE);
+    const lane = el('div', 'lane phase-lane');
+    const body = el('div', 'lane-body');
+    const rows = Math.min(Math.max(...shown.map((item) => item.depth)), 200) + 1;
+    body.style.height = (rows * ROW_PX) + 'px';
+    const itemOf = new WeakMap();
+    for (const item of shown) {
+      const bar = el('div', 'bar phase-bar' + (item.untimed ? ' untimed' : '') +
+                     (item.failed ? ' failed' : ''));
+      bar.dataset.phase = item.untimed ? 'u' + item.parent + '-' + item.start : item.phase;
+      bar.dataset.parent = item.parent;
+      bar.dataset.depth = item.depth;
+      bar.style.left = (100 * (item.start - from) / span) + '%';
+      bar.style.width = (100 * item.ns / span) + '%';
+      bar.style.top = (Math.min(item.depth, 200) * ROW_PX) + 'px';
+      if (!item.untimed) bar.style.background = phaseColor(item.name);
+      const label = item.name + (item.detail && !item.untimed ? ' ' + item.detail : '') +
+          ' \u00b7 ' + duration(item.ns) + ' \u00b7 ' + percent(item.ns, item.root);
+      bar.appendChild(el('span', 'bar-label', label));
+      itemOf.set(bar, item);
+      body.appendChild(bar);
+    }
+    body.addEventListener('mouseover', (e) => {
+      const bar = e.target.closest('.bar');
+      if (!bar) { hideTooltip(); return; }
+      const item = itemOf.get(bar);
+      const rows = [];
+      if (item.detail) rows.push([item.untimed ? 'where' : 'detail', item.detail]);
+      rows.push(['time', withShare(item.ns, item.root)]);
+      if (!item.untimed) {
+        if (item.cpu >= 0) rows.push(['CPU', duration(item.cpu)]);
+        rows.push(['thread', item.thread]);
+        if (item.failed) rows.push(['status', 'failed']);
+      } else {
+        rows.push(['', 'time of its phase that no phase inside it covers']);
+      }
+      showTooltip(e, item.name, rows);
+    });
+    body.addEventListener('mousemove', moveTooltip);
+    body.addEventListener('mouseleave', hideTooltip);
+    lane.append(body, axis(span));
+    lane.dataset.hidden = items.length - shown.length;
+    box.appendChild(lane);
+    return box;
+  }
+
+  /// A stable cool colour per phase name, apart from the passes' warm ones.
+  function phaseColor(name) {
+    let h = 2166136261;
+    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+    h >>>= 0;
+    return 'hsl(' + (180 + (h % 60)) + ', 45%, ' + (68 + ((h >>> 8) % 12)) + '%)';
+  }
+
+  if (phases.length) app.appendChild(phaseLane());
+
   // ---- sections ----------------------------------------------------------
   const drawCharts = [];
   sections.forEach((s, index) => {
@@ -704,6 +817,11 @@
     const head = el('div', 'section-head');
     head.appendChild(el('h2', '', 'Section ' + (index + 1)));
     if (s.context) head.appendChild(el('span', 'context', s.context));
+    if (s.phase !== undefined && phases[s.phase]) {
+      const p = phases[s.phase];
+      head.appendChild(el('span', 'in-phase', 'in phase ' + p[P_NAME] +
+                          (p[P_DETAIL] ? ' ' + p[P_DETAIL] : '')));
+    }
     if (s.origin) {
       // A merged section names the profile it came from and its process.
       const from = s.origin.file || s.origin.command;
@@ -790,7 +908,7 @@
   function colourSwitchTest() {
     const select = document.getElementById('colour-by');
     if (!select) return null;
-    const firstBar = () => document.querySelector('.lane .bar:not(.merged)');
+    const firstBar = () => document.querySelector('.lane:not(.phase-lane) .bar:not(.merged)');
     const seq = firstBar().dataset.seq;
     const out = {options: [...select.options].map((o) => o.value),
                  labels: [...select.options].map((o) => o.textContent),
@@ -798,7 +916,7 @@
     const look = (value) => {
       select.value = value;
       select.dispatchEvent(new Event('change'));
-      const bar = document.querySelector('.lane .bar[data-seq="' + seq + '"]');
+      const bar = document.querySelector('.lane:not(.phase-lane) .bar[data-seq="' + seq + '"]');
       return {background: getComputedStyle(bar).backgroundColor,
               legendShown: !legend.hidden && getComputedStyle(legend).display !== 'none',
               legend: legend.textContent,
@@ -807,6 +925,27 @@
     for (const value of out.options) out.modes[value] = look(value);
     out.restored = look(out.options[0]);
     return out;
+  }
+
+  /// The phase lane as the browser drew it: its bars' labels, how many are
+  /// untimed, and how many do not lie within their parent's bar. Null
+  /// without phases.
+  function phaseLaneTest() {
+    const lane = document.querySelector('.phase-lane');
+    if (!lane) return null;
+    const bars = [...lane.querySelectorAll('.phase-bar')];
+    const rects = new Map(bars.map((b) => [b.dataset.phase, b.getBoundingClientRect()]));
+    let outside = 0;
+    for (const b of bars) {
+      const parent = rects.get(b.dataset.parent);
+      const rect = rects.get(b.dataset.phase);
+      if (parent && (rect.left < parent.left - 0.5 || rect.right > parent.right + 0.5)) outside++;
+    }
+    return {bars: bars.length, untimed: lane.querySelectorAll('.phase-bar.untimed').length,
+            failed: lane.querySelectorAll('.phase-bar.failed').length,
+            hidden: Number(lane.dataset.hidden), outsideParent: outside,
+            labels: bars.map((b) => b.textContent),
+            inPhase: [...document.querySelectorAll('.pt-section .in-phase')].map((n) => n.textContent)};
   }
 
   /// With #selftest the page measures its own layout, as the browser drew
@@ -819,7 +958,8 @@
                     unnestedBars: 0, hostileNames: 0, hostileShownAsText: 0,
                     images: document.getElementsByTagName('img').length,
                     scripts: document.scripts.length, tableRows: 0};
-    const lanes = [...document.querySelectorAll('.lane')];
+    result.phaseLane = phaseLaneTest();
+    const lanes = [...document.querySelectorAll('.lane:not(.phase-lane)')];
     for (const lane of lanes) {
       const m = measureLane(lane);
       for (const key of ['bars', 'elements', 'merged', 'containmentViolations', 'unnestedBars']) {
@@ -841,7 +981,7 @@
     result.tableTitles = textOf(document.querySelectorAll('.pt-section h3'));
     result.unavailable = textOf(document.querySelectorAll('header .unavailable span'));
     result.colourSwitch = colourSwitchTest();
-    const hovered = document.querySelector('.lane .bar:not(.merged)');
+    const hovered = document.querySelector('.lane:not(.phase-lane) .bar:not(.merged)');
     if (hovered) {
       const box = hovered.getBoundingClientRect();
       hovered.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, clientX: box.left + 1,
