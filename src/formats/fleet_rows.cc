@@ -188,6 +188,48 @@ void RowWriter::append(std::string& out, std::size_t s, std::size_t index) {
   out.append(numbers, p);
 }
 
+void write_phase_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+  if (profile.phases.empty()) return;
+  // The run's members, as a pass row has them.
+  std::string head = fmt::format("{{\"schema_version\":{},", kPhaseRowSchemaVersion);
+  {
+    RowWriter pass_rows(profile, run);
+    const std::string& pass_head = pass_rows.head();
+    head += pass_head.substr(pass_head.find(',') + 1);
+  }
+  // Each phase's path and depth, from its parent's: parents come first.
+  const std::vector<Phase>& phases = profile.phases;
+  std::vector<std::string> paths(phases.size());
+  std::vector<std::uint32_t> depths(phases.size(), 0);
+  std::vector<std::uint32_t> sections(phases.size(), 0);
+  for (const Section& section : profile.sections) {
+    if (section.phase < phases.size()) ++sections[section.phase];
+  }
+  std::string out;
+  for (PhaseIndex i = 0; i < phases.size(); ++i) {
+    const Phase& p = phases[i];
+    const bool child = p.parent < i;
+    paths[i] = child ? paths[p.parent] + '/' + p.name : p.name;
+    depths[i] = child ? depths[p.parent] + 1 : 0;
+    out += head;
+    out += fmt::format("\"phase\":{},\"parent\":{},", i,
+                       child ? static_cast<std::int64_t>(p.parent) : std::int64_t{-1});
+    member(out, "path", paths[i]);
+    member(out, "name", p.name);
+    member(out, "detail", p.detail);
+    out += fmt::format(
+        "\"depth\":{},\"thread\":{},\"start_ns\":{},\"duration_ns\":{},\"cpu_ns\":{},"
+        "\"failed\":{},\"section_count\":{}}}\n",
+        depths[i], p.thread, p.start_ns, p.duration_ns, p.cpu_ns < 0 ? -1 : p.cpu_ns,
+        p.failed() ? 1 : 0, sections[i]);
+    if (out.size() >= kTextPieceBytes) {
+      sink(out);
+      out.clear();
+    }
+  }
+  if (!out.empty()) sink(out);
+}
+
 void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
   RowWriter writer(profile, run);
   std::string out;

@@ -26,6 +26,9 @@ constexpr int kSpanKindInternal = 1;
 constexpr int kStatusError = 2;
 /// The sequence the root span of a section takes in its span id.
 constexpr std::uint64_t kRootSequence = ~std::uint64_t{0};
+/// The section number of the phases' span ids and of the one trace of a
+/// profile with phases.
+constexpr std::size_t kPhaseSection = ~std::size_t{0};
 
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash) {
   for (const unsigned char c : text) {
@@ -156,6 +159,12 @@ UnixClock unix_clock_of(const Profile& profile) {
       any = true;
     }
   }
+  // A compile's phases begin before its passes: the first of them is the
+  // origin then.
+  for (const Phase& p : profile.phases) {
+    origin = any ? std::min(origin, p.start_ns) : p.start_ns;
+    any = true;
+  }
   const std::uint64_t base_ns =
       static_cast<std::uint64_t>(epoch_seconds(profile.metadata.start_time)) * 1'000'000'000ull;
   return {base_ns, origin};
@@ -196,12 +205,42 @@ struct SectionSpans {
   std::size_t index;
   std::string trace_id;
   SpanId root_id;
+  /// The span id of the section's phase, or "" when it ran in none.
+  std::string phase_id;
   /// Each name as a JSON string once, not once per span.
   std::vector<std::string> quoted;
 };
 
+/// The span of one phase, in the profile's one trace: a child of its parent
+/// phase's span, its failure as the error status.
+void append_phase_span(std::string& out, const Profile& profile, PhaseIndex index, const Ids& ids,
+                       const std::string& trace_id, const UnixClock& clock) {
+  const Phase& p = profile.phases[index];
+  const SpanId id = ids.span_id(kPhaseSection, index);
+  const SpanId parent = ids.span_id(kPhaseSection, p.parent);
+  std::string name;
+  detail::append_json_string(name, p.name);
+  open_span(out, {trace_id, id.text(), p.parent == kNoPhase ? "" : parent.text(), name,
+                  clock.at(p.start_ns), clock.at(p.end_ns()), p.failed()});
+  string_attribute(out, "passtiming.kind", "phase");
+  out += ',';
+  int_attribute(out, "passtiming.phase", index);
+  out += ',';
+  string_attribute(out, "passtiming.detail", p.detail);
+  out += ',';
+  int_attribute(out, "passtiming.thread", p.thread);
+  out += ',';
+  int_attribute(out, "passtiming.duration_ns", static_cast<std::uint64_t>(p.duration_ns));
+  if (p.cpu_ns >= 0) {
+    out += ',';
+    int_attribute(out, "passtiming.cpu_ns", static_cast<std::uint64_t>(p.cpu_ns));
+  }
+  close_span(out, p.failed());
+}
+
 /// The section's root span: the PassContext, parent of its top-level
-/// passes, from its first start to its last end.
+/// passes, from its first start to its last end; a child of its phase's
+/// span when it ran in one.
 void append_section_span(std::string& out, const SectionSpans& spans, const UnixClock& clock) {
   const Section& section = spans.section;
   Nanoseconds first = section.records.front().start_ns;
@@ -212,7 +251,7 @@ void append_section_span(std::string& out, const SectionSpans& spans, const Unix
   }
   std::string root_name;
   detail::append_json_string(root_name, section.context.empty() ? "PassContext" : section.context);
-  open_span(out, {spans.trace_id, spans.root_id.text(), "", root_name, clock.at(first),
+  open_span(out, {spans.trace_id, spans.root_id.text(), spans.phase_id, root_name, clock.at(first),
                   clock.at(last), false});
   int_attribute(out, "passtiming.section", spans.index);
   out += ',';
@@ -258,10 +297,25 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
   out.reserve(kTextPieceBytes + 4096);
   append_resource(out, profile, run);
   bool first_span = true;
+  // With phases the compile is one trace: its phases, and under each phase
+  // the sections that ran in it. Without, a trace per section, as always.
+  const bool phased = !profile.phases.empty();
+  const std::string phase_trace = phased ? ids.trace_id(kPhaseSection) : std::string();
+  for (PhaseIndex i = 0; i < profile.phases.size(); ++i) {
+    if (!first_span) out += ',';
+    first_span = false;
+    append_phase_span(out, profile, i, ids, phase_trace, clock);
+  }
   for (std::size_t s = 0; s < profile.sections.size(); ++s) {
     const Section& section = profile.sections[s];
     if (section.records.empty()) continue;
-    SectionSpans spans{section, s, ids.trace_id(s), ids.span_id(s, kRootSequence),
+    SectionSpans spans{section,
+                       s,
+                       phased ? phase_trace : ids.trace_id(s),
+                       ids.span_id(s, kRootSequence),
+                       section.phase < profile.phases.size()
+                           ? std::string(ids.span_id(kPhaseSection, section.phase).text())
+                           : std::string(),
                        std::vector<std::string>(section.names.size())};
     for (std::size_t id = 0; id < spans.quoted.size(); ++id) {
       detail::append_json_string(spans.quoted[id], section.names[static_cast<NameId>(id)]);

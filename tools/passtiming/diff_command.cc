@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "diff_gate.h"
 #include "passtiming/analysis/aggregate.h"
+#include "passtiming/analysis/phase_totals.h"
 #include "passtiming/formats/profile_json.h"
 #include "passtiming/formats/report.h"
 #include "profile_inputs.h"
@@ -83,9 +84,69 @@ std::string render_text(const std::vector<DiffRow>& rows, const std::vector<bool
   return out;
 }
 
+/// The phases of both sides, compared like the passes: each phase path's
+/// median time per side (docs/cli.md#diff). Empty when no profile of either
+/// side has phases.
+struct PhaseDiff {
+  std::vector<DiffRow> rows;
+  std::vector<bool> regressions;
+  bool empty() const { return rows.empty(); }
+};
+
+/// The table of `phases` after the passes' (same columns, times of the
+/// phases rather than self times).
+std::string render_phase_text(const PhaseDiff& phases, std::optional<double> fail_above,
+                              double min_ms) {
+  if (phases.empty()) return {};
+  std::size_t width = 24;
+  std::vector<std::string> keys;
+  for (const DiffRow& row : phases.rows) {
+    keys.push_back(escape_for_terminal(row.key));
+    width = std::max(width, keys.back().size());
+  }
+  const std::size_t rule = width + 84;
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "Phases: medians of each phase path's time\n{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>18}  {}\n", "Phase", width, "Base (ms)",
+                 "New (ms)", "Delta (ms)", "Delta %", "Count base -> new", "Status");
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < phases.rows.size(); ++i) {
+    const DiffRow& r = phases.rows[i];
+    const std::optional<double> pct = r.delta_percent();
+    const std::string pct_text = pct ? fmt::format("{:+.1f}%", *pct) : std::string("-");
+    const std::string runs = fmt::format("{:g} -> {:g}", r.base_executions, r.new_executions);
+    fmt::format_to(it, "{:<{}} {:>12.3f} {:>12.3f} {:>+12.3f} {:>9} {:>18}  {}\n", keys[i], width,
+                   r.base_self_ns / 1e6, r.new_self_ns / 1e6, r.delta_ns() / 1e6, pct_text, runs,
+                   status_of(r, phases.regressions[i]));
+    if (phases.regressions[i]) ++count;
+  }
+  if (fail_above) {
+    fmt::format_to(it,
+                   "{} phase regression(s): phases of at least {:.3f} ms that got more than "
+                   "{:.1f}% slower\n",
+                   count, min_ms, *fail_above);
+  }
+  fmt::format_to(it, "{}\n", std::string(rule, '='));
+  return out;
+}
+
+/// One diff row as JSON, with its status.
+void append_json_row(std::string& out, const DiffRow& r, bool regression) {
+  out += "{\"key\":";
+  append_json_string(out, r.key);
+  const std::optional<double> pct = r.delta_percent();
+  fmt::format_to(std::back_inserter(out),
+                 ",\"status\":\"{}\",\"base_self_ns\":{},\"new_self_ns\":{},\"delta_ns\":{},"
+                 "\"delta_percent\":{},\"base_executions\":{},\"new_executions\":{}}}",
+                 status_of(r, regression), r.base_self_ns, r.new_self_ns, r.delta_ns(),
+                 pct ? fmt::format("{}", *pct) : "null", r.base_executions, r.new_executions);
+}
+
 std::string render_json(const std::vector<DiffRow>& rows, const std::vector<bool>& regressions,
                         const DiffOptions& o, std::size_t base_n, std::size_t new_n,
-                        std::optional<double> fail_above, double min_ms) {
+                        std::optional<double> fail_above, double min_ms, const PhaseDiff& phases) {
   std::string out;
   auto it = std::back_inserter(out);
   const auto count = std::count(regressions.begin(), regressions.end(), true);
@@ -95,18 +156,22 @@ std::string render_json(const std::vector<DiffRow>& rows, const std::vector<bool
                  o.by, base_n, new_n, fail_above ? fmt::format("{}", *fail_above) : "null", min_ms,
                  count);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const DiffRow& r = rows[i];
     out += i ? ",\n" : "\n";
-    out += "{\"key\":";
-    append_json_string(out, r.key);
-    const std::optional<double> pct = r.delta_percent();
-    fmt::format_to(it,
-                   ",\"status\":\"{}\",\"base_self_ns\":{},\"new_self_ns\":{},\"delta_ns\":{},"
-                   "\"delta_percent\":{},\"base_executions\":{},\"new_executions\":{}}}",
-                   status_of(r, regressions[i]), r.base_self_ns, r.new_self_ns, r.delta_ns(),
-                   pct ? fmt::format("{}", *pct) : "null", r.base_executions, r.new_executions);
+    append_json_row(out, rows[i], regressions[i]);
   }
-  out += "\n]}\n";
+  out += "\n]";
+  // Absent when no profile has phases: such a diff reads as before. A
+  // phase row's "self" members hold the phase path's time.
+  if (!phases.empty()) {
+    fmt::format_to(it, ",\"phase_regressions\":{},\"phases\":[",
+                   std::count(phases.regressions.begin(), phases.regressions.end(), true));
+    for (std::size_t i = 0; i < phases.rows.size(); ++i) {
+      out += i ? ",\n" : "\n";
+      append_json_row(out, phases.rows[i], phases.regressions[i]);
+    }
+    out += "\n]";
+  }
+  out += "}\n";
   return out;
 }
 
@@ -183,10 +248,19 @@ int run_median_diff(const DiffOptions& o) {
   if (!parse_number_option(o.min_ms, "--min-ms", min_ms)) return kExitUsage;
   const GroupBy by = *parse_group_by(o.by);
 
-  std::vector<Totals> base, next;
+  std::vector<Totals> base, next, base_phases, new_phases;
+  bool any_phases = false;
   try {
-    for_each_profile(o.base, [&](Profile&& p) { base.push_back(totals_by_group(p, by)); });
-    for_each_profile(o.next, [&](Profile&& p) { next.push_back(totals_by_group(p, by)); });
+    for_each_profile(o.base, [&](Profile&& p) {
+      base.push_back(totals_by_group(p, by));
+      base_phases.push_back(phase_totals_by_path(p));
+      any_phases = any_phases || !p.phases.empty();
+    });
+    for_each_profile(o.next, [&](Profile&& p) {
+      next.push_back(totals_by_group(p, by));
+      new_phases.push_back(phase_totals_by_path(p));
+      any_phases = any_phases || !p.phases.empty();
+    });
   } catch (const std::exception& e) {
     return input_failure(e.what());
   }
@@ -197,10 +271,21 @@ int run_median_diff(const DiffOptions& o) {
     regressions[i] = fail_above && is_regression(rows[i], *fail_above, min_ms);
     regressed = regressed || regressions[i];
   }
+  PhaseDiff phases;
+  if (any_phases) {
+    // Phases regress by the same rule as passes: a compile slower in a
+    // phase is slower.
+    phases.rows = diff_profiles(base_phases, new_phases);
+    for (const DiffRow& row : phases.rows) {
+      phases.regressions.push_back(fail_above && is_regression(row, *fail_above, min_ms));
+      regressed = regressed || phases.regressions.back();
+    }
+  }
   const std::string text =
       o.format == "json"
-          ? render_json(rows, regressions, o, base.size(), next.size(), fail_above, min_ms)
-          : render_text(rows, regressions, o, base.size(), next.size(), fail_above, min_ms);
+          ? render_json(rows, regressions, o, base.size(), next.size(), fail_above, min_ms, phases)
+          : render_text(rows, regressions, o, base.size(), next.size(), fail_above, min_ms) +
+                render_phase_text(phases, fail_above, min_ms);
   try {
     write_output(o.output, text);
   } catch (const std::exception& e) {

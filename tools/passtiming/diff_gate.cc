@@ -13,6 +13,7 @@
 #include "gate_report.h"
 #include "passtiming/analysis/gate_measure.h"
 #include "passtiming/analysis/measure.h"
+#include "passtiming/analysis/phase_totals.h"
 #include "passtiming/analysis/regression_gate.h"
 #include "profile_inputs.h"
 
@@ -34,6 +35,9 @@ struct LoadedRun {
   /// compiled.
   std::vector<std::string> contexts;
   std::array<std::optional<GroupValues>, 5> by_measure;
+  /// Each phase path's wall time (ns), by the path's depth; empty without
+  /// phases.
+  std::vector<GroupValues> phases;
 };
 
 constexpr std::array<Measure, 5> kMeasures{Measure::wall, Measure::cpu, Measure::instructions,
@@ -67,6 +71,12 @@ std::vector<LoadedRun> load_side(const std::vector<std::string>& paths, GroupBy 
       if (profile_has_measure(profile, kMeasures[m])) {
         run.by_measure[m] = measure_by_group(profile, by, kMeasures[m]);
       }
+    }
+    PhaseTotals phases;
+    phases.add(profile);
+    for (const PhaseTotal& row : phases.rows()) {
+      if (run.phases.size() <= row.depth) run.phases.resize(row.depth + 1);
+      run.phases[row.depth][row.path] = static_cast<double>(row.total_ns);
     }
     runs.push_back(std::move(run));
   });
@@ -306,7 +316,49 @@ int write_verdict(const GateResult& result, const GateReportContext& context,
   } catch (const std::exception& e) {
     return input_failure(e.what());
   }
-  return result.regressions > 0 || result.drift.flagged ? kExitRegression : kExitOk;
+  return gate_failed(result, context) ? kExitRegression : kExitOk;
+}
+
+/// The gate of the runs' phases, when any run has them: each phase path's
+/// wall time per run, tested as the passes are (alpha, threshold,
+/// alternative), with the floor in ns: --floor-ms, else 1 ms. A phase's
+/// time holds its children's, so the paths are gated one depth at a time:
+/// the rows of one depth ("(untimed)" rows included) share a run's time
+/// without overlap, as the gate's scaling by the rest of a run needs; Holm
+/// corrects within a depth. Rows: depth 0 first, then 1, ...
+std::optional<GateResult> phase_gate(const std::vector<LoadedRun>& base,
+                                     const std::vector<LoadedRun>& next, const GateOptions& o,
+                                     GateSettings settings) {
+  const auto has = [](const LoadedRun& run) { return !run.phases.empty(); };
+  if (std::none_of(base.begin(), base.end(), has) && std::none_of(next.begin(), next.end(), has)) {
+    return std::nullopt;
+  }
+  double floor_ms = 1;
+  if (o.floor_ms) parse_number_option(*o.floor_ms, "--floor-ms", floor_ms);  // read before
+  settings.floor = floor_ms * 1e6;
+  std::size_t depths = 0;
+  for (const std::vector<LoadedRun>* side : {&base, &next}) {
+    for (const LoadedRun& run : *side) depths = std::max(depths, run.phases.size());
+  }
+  GateResult all;
+  all.base_runs = base.size();
+  all.new_runs = next.size();
+  for (std::size_t depth = 0; depth < depths; ++depth) {
+    auto at_depth = [depth](const std::vector<LoadedRun>& side) {
+      std::vector<GroupValues> values;
+      for (const LoadedRun& run : side) {
+        values.push_back(depth < run.phases.size() ? run.phases[depth] : GroupValues{});
+      }
+      return values;
+    };
+    GateResult level = evaluate_gate(at_depth(base), at_depth(next), settings);
+    all.tested += level.tested;
+    all.regressions += level.regressions;
+    all.smallest_p = level.smallest_p;
+    all.rows.insert(all.rows.end(), std::make_move_iterator(level.rows.begin()),
+                    std::make_move_iterator(level.rows.end()));
+  }
+  return all;
 }
 
 }  // namespace
@@ -346,7 +398,9 @@ int run_diff_gate(const GateOptions& o) {
   if (Refusal refused = check_power(result, settings, o, base.size(), next.size())) {
     return *refused;
   }
-  return write_verdict(result, GateReportContext{by, measure, settings, !asked, warnings}, o);
+  GateReportContext context{by, measure, settings, !asked, warnings, std::nullopt};
+  context.phases = phase_gate(base, next, o, settings);
+  return write_verdict(result, context, o);
 }
 
 void add_gate_settings(CLI::App& sub, GateOptions& g, const std::string& prefix) {

@@ -40,9 +40,11 @@ Action add_export_command(CLI::App& app) {
       "JSONEachRow) or OpenTelemetry spans (OTLP JSON); see docs/fleet.md");
   sub->add_option("FILE", options->inputs, "JSON profiles or JSONL event logs ('-' reads stdin)")
       ->required();
-  sub->add_option("--to", options->to, "output format")
+  sub->add_option("--to", options->to,
+                  "rows (a row per pass execution), phase-rows (a row per phase, for the phase "
+                  "table) or otlp")
       ->required()
-      ->check(CLI::IsMember({"rows", "otlp"}));
+      ->check(CLI::IsMember({"rows", "phase-rows", "otlp"}));
   sub->add_option("--meta", options->meta,
                   "KEY=VALUE for every row (repeatable); run_id, tool, commit and build_id set "
                   "those columns, other keys go to meta_keys/meta_values");
@@ -63,6 +65,8 @@ Action add_export_command(CLI::App& app) {
         const RunIdentity run = run_identity(profile.metadata, meta);
         if (options->to == "rows") {
           write_rows(profile, run, sink);
+        } else if (options->to == "phase-rows") {
+          write_phase_rows(profile, run, sink);
         } else {
           write_otlp(profile, run, sink);
         }

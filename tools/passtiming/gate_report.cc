@@ -149,7 +149,106 @@ std::string markdown_key(std::string_view key) {
   return out + "`";
 }
 
+/// A phase row's key: its path, marked as a phase's.
+std::string phase_key(std::string_view path) {
+  return fmt::format("phase: {}", path);
+}
+
+std::string phase_verdict_text(const GateResult& p) {
+  return p.regressions == 0
+             ? std::string("no phase regression")
+             : fmt::format("{} phase regression{}", p.regressions, p.regressions == 1 ? "" : "s");
+}
+
+/// The verdict of the passes, and the phases' when they regressed.
+std::string full_verdict_text(const GateResult& r, const GateReportContext& c) {
+  std::string text = verdict_text(r);
+  if (c.phases && c.phases->regressions > 0) text += ", " + phase_verdict_text(*c.phases);
+  return text;
+}
+
+/// The phases' block of the text verdict: their wall time per run, a row
+/// per phase path, tested as the passes are.
+std::string phase_text(const GateResult& p, const GateReportContext& c) {
+  std::size_t width = 24;
+  std::vector<std::string> keys;
+  for (const GateRow& row : p.rows) {
+    keys.push_back(escape_for_terminal(phase_key(row.key)));
+    width = std::max(width, keys.back().size());
+  }
+  const std::size_t rule = width + 86;
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "Phases: wall time (ms) per run, Holm at alpha {:g} over {} tested\n",
+                 c.settings.alpha, plural(p.tested, "phase path"));
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", "Phase", width,
+                 "Base (ms)", "New (ms)", "Delta (ms)", "Delta %", "p", "p Holm", "Status");
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    const GateRow& row = p.rows[i];
+    fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", keys[i], width,
+                   display_value(row.base_median, Measure::wall),
+                   display_value(row.new_median, Measure::wall),
+                   display_value(row.delta(), Measure::wall, true), percent_text(row),
+                   p_text(row.p_value), p_text(row.p_holm), gate_status_name(row.status));
+  }
+  fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  fmt::format_to(it, "Phase verdict: {}\n{}\n", phase_verdict_text(p), std::string(rule, '='));
+  return out;
+}
+
+/// The JSON of `r`'s rows, one a line.
+void append_rows_json(std::string& out, const GateResult& r) {
+  auto it = std::back_inserter(out);
+  auto optional_number = [](const std::optional<double>& v) {
+    return v ? fmt::format("{}", *v) : std::string("null");
+  };
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const GateRow& row = r.rows[i];
+    out += i ? ",\n" : "\n";
+    out += "{\"key\":";
+    append_json_string(out, row.key);
+    fmt::format_to(it,
+                   ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
+                   "\"ratio\":{},\"relative\":{},\"base_relative_median\":{},"
+                   "\"new_relative_median\":{},\"tested\":{},\"u\":{},"
+                   "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
+                   "\"above_floor\":{}}}",
+                   gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
+                   optional_number(row.ratio()), row.relative, row.base_relative_median,
+                   row.new_relative_median, row.tested,
+                   row.tested ? fmt::format("{}", row.u_new) : "null", optional_number(row.p_value),
+                   optional_number(row.p_holm), row.exact, row.above_threshold, row.above_floor);
+  }
+}
+
+/// The phases' part of the Markdown verdict.
+std::string phase_markdown(const GateResult& p) {
+  std::string out = fmt::format("\n**Phases: {}** (wall time per run, {} tested)\n\n",
+                                phase_verdict_text(p), plural(p.tested, "phase path"));
+  if (p.rows.empty()) return out;
+  auto it = std::back_inserter(out);
+  out +=
+      "| Phase | Base (ms) | New (ms) | Delta (ms) | Delta | p | p Holm | Status |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const GateRow& row : p.rows) {
+    fmt::format_to(
+        it, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_key(phase_key(row.key)),
+        display_value(row.base_median, Measure::wall), display_value(row.new_median, Measure::wall),
+        display_value(row.delta(), Measure::wall, true), percent_text(row), p_text(row.p_value),
+        p_text(row.p_holm),
+        row.status == GateStatus::regression ? "**regression**" : gate_status_name(row.status));
+  }
+  return out;
+}
+
 }  // namespace
+
+bool gate_failed(const GateResult& result, const GateReportContext& context) {
+  return result.regressions > 0 || result.drift.flagged ||
+         (context.phases && context.phases->regressions > 0);
+}
 
 std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
   std::size_t width = 24;
@@ -183,7 +282,8 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
   }
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
   fmt::format_to(it, "Geometric mean of new/base: {}\n", geomean_text(r, c.by));
-  fmt::format_to(it, "Verdict: {}\n{}\n", verdict_text(r), std::string(rule, '='));
+  fmt::format_to(it, "Verdict: {}\n{}\n", full_verdict_text(r, c), std::string(rule, '='));
+  if (c.phases) out += phase_text(*c.phases, c);
   return out;
 }
 
@@ -199,8 +299,8 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
                  "\"correction\":\"holm\",\"alpha\":{},\"threshold_pct\":{},\"floor\":{},"
                  "\"base_profiles\":{},\"new_profiles\":{},\"tested\":{},\"smallest_p\":{},"
                  "\"geomean_ratio\":{},\"geomean_groups\":{},\"geomean_excluded\":{},",
-                 r.regressions || r.drift.flagged ? "regression" : "ok", r.regressions,
-                 measure_name(c.measure), measure_unit(c.measure), group_by_name(c.by),
+                 gate_failed(r, c) ? "regression" : "ok", r.regressions, measure_name(c.measure),
+                 measure_unit(c.measure), group_by_name(c.by),
                  alternative_name(c.settings.alternative), c.settings.alpha,
                  c.settings.threshold_pct, c.settings.floor, r.base_runs, r.new_runs, r.tested,
                  r.smallest_p, optional_number(r.geomean_ratio), r.geomean_groups,
@@ -227,24 +327,18 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
     }
     out += "],";
   }
-  out += "\"rows\":[";
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    const GateRow& row = r.rows[i];
-    out += i ? ",\n" : "\n";
-    out += "{\"key\":";
-    append_json_string(out, row.key);
+  if (c.phases) {
+    // Absent when no run has phases. A row's key is the phase's path; its
+    // values are wall time in ns.
     fmt::format_to(it,
-                   ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
-                   "\"ratio\":{},\"relative\":{},\"base_relative_median\":{},"
-                   "\"new_relative_median\":{},\"tested\":{},\"u\":{},"
-                   "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
-                   "\"above_floor\":{}}}",
-                   gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
-                   optional_number(row.ratio()), row.relative, row.base_relative_median,
-                   row.new_relative_median, row.tested,
-                   row.tested ? fmt::format("{}", row.u_new) : "null", optional_number(row.p_value),
-                   optional_number(row.p_holm), row.exact, row.above_threshold, row.above_floor);
+                   "\"phases\":{{\"measure\":\"wall\",\"unit\":\"ns\",\"tested\":{},"
+                   "\"regressions\":{},\"rows\":[",
+                   c.phases->tested, c.phases->regressions);
+    append_rows_json(out, *c.phases);
+    out += "\n]},";
   }
+  out += "\"rows\":[";
+  append_rows_json(out, r);
   out += "\n]}\n";
   return out;
 }
@@ -254,8 +348,9 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
   auto it = std::back_inserter(out);
   const std::string_view unit = display_unit(c.measure);
   fmt::format_to(it, "**passtiming gate: {}** ({} self {} by {}, {} base and {} new runs)\n\n",
-                 verdict_text(r), measure_name(c.measure), is_time(c.measure) ? "time" : "value",
-                 group_by_name(c.by), r.base_runs, r.new_runs);
+                 full_verdict_text(r, c), measure_name(c.measure),
+                 is_time(c.measure) ? "time" : "value", group_by_name(c.by), r.base_runs,
+                 r.new_runs);
   fmt::format_to(it, "{}. Geometric mean of new/base: {}.\n\n{}.{}\n\n", test_text(r, c),
                  geomean_text(r, c.by), drift_text(r, c),
                  c.measure_chosen ? " " + measure_text(c) : std::string());
@@ -301,6 +396,7 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
     }
     out += "\n";
   }
+  if (c.phases) out += phase_markdown(*c.phases);
   return out;
 }
 

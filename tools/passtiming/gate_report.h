@@ -4,6 +4,7 @@
 /// (stable keys, docs/gate.md) and Markdown (a pull-request comment whose
 /// first line is the verdict).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,13 @@ struct GateReportContext {
   /// What makes the sides less comparable (other commands, other inputs,
   /// not interleaved), shown with the verdict.
   std::vector<std::string> warnings;
+  /// The gate of the runs' phases (docs/gate.md#phases): each phase path's
+  /// wall time per run, tested like a pass; absent when no run has phases.
+  std::optional<GateResult> phases;
 };
+
+/// Whether the gate fails: a pass or a phase regressed, or the runs drifted.
+bool gate_failed(const GateResult& result, const GateReportContext& context);
 
 std::string render_gate_text(const GateResult& result, const GateReportContext& context);
 std::string render_gate_json(const GateResult& result, const GateReportContext& context);

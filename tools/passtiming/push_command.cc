@@ -48,6 +48,7 @@ struct Options {
   std::string table = "pass_executions";
   bool create = false;
   bool print_schema = false;
+  bool print_phase_schema = false;
   std::vector<std::string> meta;
   std::size_t batch_rows = 100000;
   int retries = 5;
@@ -147,34 +148,46 @@ class Pusher {
       : options_(options),
         meta_(std::move(meta)),
         http_(options.url, timeout_s),
-        insert_(fmt::format("INSERT INTO {} FORMAT JSONEachRow", options.table)) {}
+        insert_(fmt::format("INSERT INTO {} FORMAT JSONEachRow", options.table)),
+        phase_table_(phase_table_name(options.table)) {}
 
-  /// `--create`: the table, when it does not exist.
+  /// `--create`: the table and its phase table, when they do not exist.
   void create_table() {
-    int retries = 0;
-    const HttpReply reply = exchange({}, row_table_ddl(options_.table), retries, /*strict=*/false);
-    if (!reply.ok()) {
-      throw Refused{fmt::format("passtiming push: cannot create table {}: {}", options_.table,
-                                reply.message())};
+    for (const auto& [table, ddl] : {std::pair{options_.table, row_table_ddl(options_.table)},
+                                     std::pair{phase_table_, phase_table_ddl(phase_table_)}}) {
+      int retries = 0;
+      const HttpReply reply = exchange({}, ddl, retries, /*strict=*/false);
+      if (!reply.ok()) {
+        throw Refused{
+            fmt::format("passtiming push: cannot create table {}: {}", table, reply.message())};
+      }
     }
   }
 
   /// The table's columns are the rows' columns, names and types in order.
-  void check_schema() {
+  void check_schema() { check_schema(options_.table, row_columns()); }
+
+  /// `table`'s columns are `expected`, names and types in order. A table
+  /// that does not exist is refused, or, given `missing`, sets it.
+  void check_schema(const std::string& table, std::span<const RowColumn> expected,
+                    bool* missing = nullptr) {
     int retries = 0;
     const HttpReply reply =
-        exchange({}, fmt::format("DESCRIBE TABLE {} FORMAT TabSeparated", options_.table), retries,
+        exchange({}, fmt::format("DESCRIBE TABLE {} FORMAT TabSeparated", table), retries,
                  /*strict=*/false);
     if (!reply.ok()) {
       if (has_error_code(reply, 60) || has_error_code(reply, 81)) {
+        if (missing != nullptr) {
+          *missing = true;
+          return;
+        }
         throw Refused{
             fmt::format("passtiming push: table {} does not exist at {} (--create makes it): {}",
-                        options_.table, http_.url(), reply.message())};
+                        table, http_.url(), reply.message())};
       }
       throw Stopped{server_refused("DESCRIBE TABLE", reply)};
     }
     const auto rows = tsv_rows(reply.body);
-    const auto expected = row_columns();
     const std::size_t n = std::max(rows.size(), expected.size());
     for (std::size_t i = 0; i < n; ++i) {
       const std::string want =
@@ -186,7 +199,7 @@ class Pusher {
         throw Refused{fmt::format(
             "passtiming push: table {} has another schema: column {} is '{}', expected '{}' "
             "(passtiming push --print-schema prints the table this version stores)",
-            options_.table, i + 1, found, want)};
+            table, i + 1, found, want)};
       }
     }
   }
@@ -251,12 +264,63 @@ class Pusher {
       inserted += insert_batch(writer, profile, run_literal, count_sql, std::move(items), known,
                                std::move(body));
     }
-    ++profiles_stored_;
-    current_.reset();
     if (inserted > 0) {
       std::fprintf(stderr, "%s: %s stored in %s (run_id %s)\n", path.c_str(),
                    plural(inserted, "row").c_str(), options_.table.c_str(), run.run_id.c_str());
     }
+    push_phases(path, profile, run);
+    ++profiles_stored_;
+    current_.reset();
+  }
+
+  /// Stores the phases of `profile` not stored yet in the phase table, in
+  /// one INSERT (a compile has tens of phases, not millions). The phase
+  /// table is checked at the first profile with phases, so that pushing
+  /// profiles without phases needs none.
+  void push_phases(const std::string& path, const Profile& profile, const RunIdentity& run) {
+    if (profile.phases.empty() || no_phase_table_) return;
+    if (!phase_schema_checked_) {
+      check_schema(phase_table_, phase_row_columns(), &no_phase_table_);
+      phase_schema_checked_ = true;
+      if (no_phase_table_) {
+        // The passes are what the table was made for: they are stored
+        // without the phases rather than refused.
+        std::fprintf(stderr,
+                     "passtiming push: warning: table %s does not exist (--create makes it, "
+                     "--print-phase-schema prints it): the phases are not stored\n",
+                     phase_table_.c_str());
+        return;
+      }
+    }
+    int retries = 0;
+    const HttpReply stored_reply =
+        exchange({},
+                 fmt::format("SELECT DISTINCT phase FROM {} WHERE run_id = {} FORMAT TabSeparated",
+                             phase_table_, sql_string(run.run_id)),
+                 retries);
+    std::unordered_set<std::uint64_t> stored;
+    for (const auto& row : tsv_rows(stored_reply.body)) {
+      if (!row.empty()) stored.insert(tsv_number(row[0], "SELECT phase"));
+    }
+    std::string rows;
+    write_phase_rows(profile, run, [&rows](std::string_view text) { rows += text; });
+    std::string body;
+    std::uint64_t count = 0;
+    std::size_t begin = 0;
+    for (std::uint64_t phase = 0; begin < rows.size(); ++phase) {
+      const std::size_t end = rows.find('\n', begin) + 1;
+      if (!stored.contains(phase)) {
+        body.append(rows, begin, end - begin);
+        ++count;
+      }
+      begin = end;
+    }
+    if (count == 0) return;
+    // A retried INSERT that had been stored leaves a row twice, one after
+    // the table's next merge (ReplacingMergeTree on run_id and phase).
+    exchange(fmt::format("INSERT INTO {} FORMAT JSONEachRow", phase_table_), body, retries);
+    std::fprintf(stderr, "%s: %s stored in %s\n", path.c_str(), plural(count, "phase").c_str(),
+                 phase_table_.c_str());
   }
 
   /// Whether the push stored anything or found anything stored.
@@ -474,6 +538,11 @@ class Pusher {
   MetaPairs meta_;
   ClickHouseHttp http_;
   std::string insert_;
+  /// The phase table beside options_.table, and whether its schema was
+  /// checked.
+  std::string phase_table_;
+  bool phase_schema_checked_ = false;
+  bool no_phase_table_ = false;
   std::uint64_t batches_ = 0;
   std::size_t profiles_stored_ = 0;
   std::uint64_t rows_inserted_ = 0;
@@ -491,6 +560,10 @@ int push(const Options& options) {
     return input_failure(fmt::format(
         "passtiming push: --table '{}': expected NAME or DATABASE.NAME (letters, digits, _)",
         options.table));
+  }
+  if (options.print_phase_schema) {
+    std::printf("%s\n", phase_table_ddl(phase_table_name(options.table)).c_str());
+    return kExitOk;
   }
   if (options.print_schema) {
     std::printf("%s\n", row_table_ddl(options.table).c_str());
@@ -571,7 +644,10 @@ Action add_push_command(CLI::App& app) {
                   "the server's HTTP interface, e.g. http://127.0.0.1:8123");
   sub->add_option("--table", options->table, "table (NAME or DATABASE.NAME)")
       ->default_str("pass_executions");
-  sub->add_flag("--create", options->create, "create the table when it does not exist");
+  sub->add_flag("--create", options->create,
+                "create the table, and its phase table TABLE_phases, when they do not exist");
+  sub->add_flag("--print-phase-schema", options->print_phase_schema,
+                "print the CREATE TABLE statement of the phase table, TABLE_phases, and exit");
   sub->add_flag("--print-schema", options->print_schema,
                 "print the table's CREATE TABLE statement and exit");
   sub->add_option("--meta", options->meta, "KEY=VALUE for every row (repeatable), as for export");

@@ -8,12 +8,24 @@
 #include "commands.h"
 #include "passtiming/engine/errors.h"
 #include "passtiming/formats/event_log.h"
+#include "passtiming/formats/phase_report.h"
 #include "passtiming/formats/profile_io.h"
 #include "passtiming/formats/profile_json.h"
 #include "passtiming/formats/report.h"
 #include "passtiming/recorder/settings.h"
 
 namespace passtiming::cli {
+namespace {
+
+/// After the passes' report, never inside it (that one stays the seed's):
+/// the phase table, after an empty line, when the profile has phases.
+void write_phase_table(const Profile& profile, OutputFile& out) {
+  if (profile.phases.empty()) return;
+  out.write("\n");
+  out.write(render_phase_table(profile));
+}
+
+}  // namespace
 
 Action add_report_command(CLI::App& app) {
   struct Options {
@@ -71,9 +83,11 @@ Action add_report_command(CLI::App& app) {
           out.write(render_metrics_table(section, profile.metrics, threshold));
         }
         out.write("\n");
+        write_phase_table(profile, out);
       } else {
         write_session_report(profile, threshold, out.sink());
         out.write("\n");
+        write_phase_table(profile, out);
       }
       out.commit();
       return kExitOk;

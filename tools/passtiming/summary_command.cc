@@ -10,8 +10,10 @@
 
 #include "commands.h"
 #include "passtiming/analysis/aggregate.h"
+#include "passtiming/analysis/phase_totals.h"
 #include "passtiming/formats/profile_json.h"
 #include "passtiming/formats/report.h"
+#include "phase_text.h"
 #include "profile_inputs.h"
 #include "summary_text.h"
 
@@ -30,7 +32,7 @@ struct SummaryOptions {
 };
 
 std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator& agg,
-                        std::size_t hidden) {
+                        std::size_t hidden, const PhaseTotals& phases) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "{{\"by\":\"{}\",\"profiles\":{},\"total_self_ns\":{},\"hidden_rows\":{},",
@@ -66,7 +68,10 @@ std::string render_json(const std::vector<AggregateRow>& rows, const Aggregator&
                    r.executions, r.total_inclusive_ns, r.total_self_ns, r.mean_self_ns,
                    r.p50_self_ns, r.p95_self_ns, r.max_self_ns, r.self_share);
   }
-  out += "\n]}\n";
+  out += "\n]";
+  // Absent when no input recorded phases: such a summary reads as before.
+  out += render_phase_totals_json(phases);
+  out += "}\n";
   return out;
 }
 
@@ -151,6 +156,7 @@ Action add_summary_command(CLI::App& app) {
     std::optional<Aggregator> cpu_agg;
     if (automatic) cpu_agg.emplace(by, Measure::cpu);
     WallAndCpu wall_and_cpu;
+    PhaseTotals phases;
     try {
       std::size_t index = 0;
       for_each_profile(options->inputs, [&](Profile&& profile) {
@@ -168,6 +174,7 @@ Action add_summary_command(CLI::App& app) {
         wall_agg.add(profile, file);
         if (cpu_agg) cpu_agg->add(profile, file);
         if (measure == Measure::wall) wall_and_cpu.add(profile);
+        phases.add(profile);
       });
     } catch (const std::exception& e) {
       return input_failure(e.what());
@@ -181,9 +188,13 @@ Action add_summary_command(CLI::App& app) {
     });
     if (options->top > 0 && rows.size() > options->top) rows.resize(options->top);
     const std::size_t hidden = all - rows.size();
-    const std::string text = options->format == "json"
-                                 ? render_json(rows, agg, hidden)
-                                 : render_summary_text(rows, agg, hidden, threshold_ms);
+    std::string text = options->format == "json"
+                           ? render_json(rows, agg, hidden, phases)
+                           : render_summary_text(rows, agg, hidden, threshold_ms);
+    if (options->format != "json" && !phases.empty()) {
+      text += "\n";
+      text += render_phase_totals_text(phases);
+    }
     try {
       write_output(options->output, text);
     } catch (const std::exception& e) {

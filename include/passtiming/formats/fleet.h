@@ -21,6 +21,10 @@ namespace passtiming {
 /// `schema_version`; a change of column meaning or type increments it.
 inline constexpr int kRowSchemaVersion = 1;
 
+/// The version of the phase rows' schema (docs/fleet.md#phases), kept
+/// apart from kRowSchemaVersion: the phases are a table of their own.
+inline constexpr int kPhaseRowSchemaVersion = 1;
+
 /// `key=value` pairs given with `--meta`, in order.
 using MetaPairs = std::vector<std::pair<std::string, std::string>>;
 
@@ -63,6 +67,9 @@ class RowWriter {
   RowWriter(const Profile& profile, const RunIdentity& run);
   /// Appends the row (a line ending in '\n') of `section`'s record `index`.
   void append(std::string& out, std::size_t section, std::size_t index);
+  /// The members every row of the profile repeats, from the opening brace
+  /// to the comma after `meta_values`.
+  const std::string& head() const { return head_; }
 
  private:
   const Profile& profile_;
@@ -71,6 +78,13 @@ class RowWriter {
   std::string section_head_;
   std::vector<std::string> quoted_;  ///< the section's names as JSON strings
 };
+
+/// One JSON object per line per phase of `profile`, in index order, with
+/// the columns of phase_row_columns() (docs/fleet.md#phases): the run's
+/// identity, then the phase's index, parent, path of names, name, detail,
+/// depth, thread, start, duration, CPU time (-1: not measured) and failure.
+/// Nothing for a profile without phases.
+void write_phase_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink);
 
 /// A column of the row table: its name and ClickHouse type.
 struct RowColumn {
@@ -89,9 +103,23 @@ std::span<const RowColumn> row_columns();
 /// a row stored twice is one row after a merge. `table` is used as given.
 std::string row_table_ddl(std::string_view table);
 
+/// The columns of a phase row, in the order write_phase_rows writes them.
+std::span<const RowColumn> phase_row_columns();
+
+/// The ClickHouse statement that makes `table` for the phase rows:
+/// `CREATE TABLE IF NOT EXISTS <table> (<columns>) ENGINE = ReplacingMergeTree
+/// PARTITION BY toYYYYMM(start_time) ORDER BY (path, start_time, run_id,
+/// phase)`; run_id and phase name one phase of one run.
+std::string phase_table_ddl(std::string_view table);
+
+/// The phase table that goes with the pass table `table`: `table` + "_phases".
+std::string phase_table_name(std::string_view table);
+
 /// One OTLP JSON `TracesData` document (a line) for `profile`: a trace per
 /// section, a root span for the section and a span per record, nested by
-/// parent span ids, with the figures as attributes. Times are the record's
+/// parent span ids, with the figures as attributes. A profile with phases
+/// is one trace instead: a span per phase, nested likewise, and each
+/// section's root span a child of its phase's span (docs/fleet.md#otlp). Times are the record's
 /// start and end offsets from the section's first pass, added to the
 /// profile's start time.
 void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink);
