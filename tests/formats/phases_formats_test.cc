@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "passtiming/formats/chrome_trace.h"
 #include "passtiming/formats/event_log.h"
 #include "passtiming/formats/event_log_writer.h"
+#include "passtiming/formats/fleet.h"
 #include "passtiming/formats/html_report.h"
 #include "phase_fixtures.h"
 #include "test_support.h"
@@ -177,6 +179,69 @@ TEST(PhaseHtmlTest, ThePageCarriesThePhasesAndEachSectionsPhase) {
   EXPECT_NE(html.find("{\"context\":\"stage=jit-lower, kernel=matmul\",\"phase\":1,"),
             std::string::npos);
   EXPECT_NE(html.find("{\"context\":\"stage=codegen\",\"phase\":2,"), std::string::npos);
+}
+
+TEST(PhaseFleetTest, APhaseRowPerPhaseWithItsPathAndSections) {
+  RunIdentity run;
+  run.run_id = "r1";
+  run.host = "h";
+  run.start_time = "2024-05-01 12:00:00";
+  std::string rows;
+  write_phase_rows(phased_profile(), run, [&](std::string_view text) { rows += text; });
+  const std::string head =
+      "{\"schema_version\":1,\"run_id\":\"r1\",\"host\":\"h\",\"start_time\":\"2024-05-01 "
+      "12:00:00\",\"command\":\"\",\"tool\":\"\",\"commit\":\"\",\"build_id\":\"\","
+      "\"meta_keys\":[],\"meta_values\":[],";
+  EXPECT_EQ(rows,
+            head +
+                "\"phase\":0,\"parent\":-1,\"path\":\"compile\",\"name\":\"compile\","
+                "\"detail\":\"matmul.py\",\"depth\":0,\"thread\":7,\"start_ns\":0,"
+                "\"duration_ns\":12000000000,\"cpu_ns\":11000000000,\"failed\":0,"
+                "\"section_count\":0}\n" +
+                head +
+                "\"phase\":1,\"parent\":0,\"path\":\"compile/lower\",\"name\":\"lower\","
+                "\"detail\":\"\",\"depth\":1,\"thread\":7,\"start_ns\":0,\"duration_ns\":"
+                "6000000000,\"cpu_ns\":5500000000,\"failed\":0,\"section_count\":1}\n" +
+                head +
+                "\"phase\":2,\"parent\":0,\"path\":\"compile/codegen\",\"name\":\"codegen\","
+                "\"detail\":\"\",\"depth\":1,\"thread\":7,\"start_ns\":10000000000,"
+                "\"duration_ns\":1000000000,\"cpu_ns\":-1,\"failed\":0,\"section_count\":1}\n" +
+                head +
+                "\"phase\":3,\"parent\":0,\"path\":\"compile/nvcc\",\"name\":\"nvcc\","
+                "\"detail\":\"kernel.cu\",\"depth\":1,\"thread\":7,\"start_ns\":11000000000,"
+                "\"duration_ns\":500000000,\"cpu_ns\":-1,\"failed\":1,\"section_count\":0}\n");
+  std::string none;
+  write_phase_rows(testing::sample_session_profile(), run,
+                   [&](std::string_view text) { none += text; });
+  EXPECT_EQ(none, "");
+}
+
+TEST(PhaseFleetTest, OtlpPutsEachSectionUnderItsPhasesSpanInOneTrace) {
+  RunIdentity run;
+  run.run_id = "r1";
+  std::string text;
+  write_otlp(phased_profile(), run, [&](std::string_view piece) { text += piece; });
+  const Json spans = Json::parse(text)["resourceSpans"][0]["scopeSpans"][0]["spans"];
+  ASSERT_EQ(spans.size(), 10u);   // 4 phases, 2 sections, 4 passes
+  std::vector<std::string> tree;  // "name <- parent's name"
+  std::map<std::string, std::string> names;
+  for (const Json& span : spans) names[span["spanId"]] = span["name"];
+  for (const Json& span : spans) {
+    EXPECT_EQ(span["traceId"], spans[0]["traceId"]);
+    tree.push_back(span["name"].get<std::string>() + " <- " +
+                   (span.contains("parentSpanId") ? names[span["parentSpanId"]] : "-"));
+  }
+  EXPECT_EQ(tree, (std::vector<std::string>{
+                      "compile <- -", "lower <- compile", "codegen <- compile", "nvcc <- compile",
+                      "stage=jit-lower, kernel=matmul <- lower", "child <- parent",
+                      "parent <- stage=jit-lower, kernel=matmul", "stage=codegen <- codegen",
+                      "tl.LowerHost <- stage=codegen", "tl.LowerDevice <- stage=codegen"}));
+  EXPECT_EQ(spans[3]["status"]["code"], 2);  // nvcc failed
+  // One clock from the compile's start (2024-05-01T12:00:00Z), the first
+  // phase's, and the passes on it: `parent` began with the compile.
+  EXPECT_EQ(spans[0]["startTimeUnixNano"], "1714564800000000000");
+  EXPECT_EQ(spans[0]["endTimeUnixNano"], "1714564812000000000");
+  EXPECT_EQ(spans[6]["startTimeUnixNano"], "1714564800000000000");
 }
 
 }  // namespace
