@@ -208,6 +208,8 @@ TEST(BrowserTest, PhasesAreALaneAboveTheSectionsWithTheUntimedTimeShown) {
   EXPECT_EQ(lane.at("failed"), 1) << lane;
   EXPECT_EQ(lane.at("hidden"), 0) << lane;
   EXPECT_EQ(lane.at("outsideParent"), 0) << lane;
+  EXPECT_EQ(lane.at("overlaps"), 0) << lane;
+  EXPECT_EQ(lane.at("rows"), 2) << lane;
   EXPECT_EQ(lane.at("labels"), Json::parse(R"([
       "compile matmul.py \u00b7 12.000 s \u00b7 100.0%",
       "untimed \u00b7 4.000 s \u00b7 33.3%",
@@ -217,6 +219,23 @@ TEST(BrowserTest, PhasesAreALaneAboveTheSectionsWithTheUntimedTimeShown) {
       "nvcc kernel.cu \u00b7 500.000 ms \u00b7 4.2%"])"))
       << lane;
   EXPECT_EQ(lane.at("inPhase"), Json::parse(R"(["in phase lower", "in phase codegen"])")) << lane;
+}
+
+TEST(BrowserTest, ConcurrentCompilesGetBandsOfTheirOwnInThePhaseLane) {
+  // Three compiles: two at once on threads 7 and 8 (an autotuner), then one
+  // after both on thread 7 again, which shares the first band.
+  Profile profile = testing::phased_profile();
+  const Nanoseconds s = testing::kSecond;
+  profile.phases.push_back({"compile", "other.py", kNoPhase, 8, 2 * s, 6 * s, -1, 0});
+  profile.phases.push_back({"lower", "", 4, 8, 2 * s, 5 * s, -1, 0});
+  profile.phases.push_back({"compile", "late.py", kNoPhase, 7, 13 * s, 2 * s, -1, 0});
+  const BrowserRun run = open_in_chromium(render_html_report(profile));
+  ASSERT_FALSE(run.selftest.is_null());
+  const Json& lane = run.selftest.at("phaseLane");
+  EXPECT_EQ(lane.at("overlaps"), 0) << lane;
+  EXPECT_EQ(lane.at("outsideParent"), 0) << lane;
+  EXPECT_EQ(lane.at("rows"), 4) << lane;  // two bands of two rows
+  EXPECT_EQ(lane.at("bars"), 10) << lane;
 }
 
 TEST(BrowserTest, WithoutPhasesThereIsNoPhaseLane) {

@@ -709,7 +709,9 @@
   /// The compile's phases as one lane above the sections: each phase a bar
   /// at its time, on one axis from the first phase's start to the last one's
   /// end, a row per depth; under a phase with children, each stretch that
-  /// none of them covers is a hatched "untimed" bar.
+  /// none of them covers is a hatched "untimed" bar. Trees that overlap in
+  /// time (an autotuner's concurrent compiles, each on its own thread) get
+  /// bands of rows of their own, one below the other.
   function phaseLane() {
     const box = el('section', 'pt-phases');
     box.appendChild(el('h2', '', 'Phases'));
@@ -735,14 +737,14 @@
     phases.forEach((p, i) => {
       const root = phases[rootOf[i]][P_DUR];
       items.push({phase: i, parent: p[P_PARENT], name: p[P_NAME], detail: p[P_DETAIL],
-                  start: p[P_START], ns: p[P_DUR], depth: depth[i], root: root,
+                  start: p[P_START], ns: p[P_DUR], depth: depth[i], root: root, tree: rootOf[i],
                   failed: (p[P_FLAGS] & FAILED) !== 0, cpu: p[P_CPU], thread: p[P_THREAD]});
       if (!children[i].length) return;
       const kids = children[i].map((c) => phases[c]).sort((a, b) => a[P_START] - b[P_START]);
       const gap = (a, b) => {
         if (b > a) {
           items.push({untimed: true, parent: i, name: 'untimed', detail: 'in ' + p[P_NAME],
-                      start: a, ns: b - a, depth: depth[i] + 1, root: root});
+                      start: a, ns: b - a, depth: depth[i] + 1, root: root, tree: rootOf[i]});
         }
       };
       let cursor = p[P_START];
@@ -755,7 +757,27 @@
     const shown = items.filter((item) => item.depth === 0 || item.ns / span >= MIN_PHASE_SHARE);
     const lane = el('div', 'lane phase-lane');
     const body = el('div', 'lane-body');
-    const rows = Math.min(Math.max(...shown.map((item) => item.depth)), 200) + 1;
+    // Each tree's depth, then its band: the first whose trees all ended
+    // before it began, in order of the trees' starts.
+    const treeDepth = new Map();
+    for (const item of shown) {
+      treeDepth.set(item.tree, Math.max(treeDepth.get(item.tree) || 0, Math.min(item.depth, 200)));
+    }
+    const bands = [], bandOf = new Map();
+    const trees = [...treeDepth.keys()].sort((a, b) => phases[a][P_START] - phases[b][P_START] || a - b);
+    for (const tree of trees) {
+      const start = phases[tree][P_START], end = start + phases[tree][P_DUR];
+      let band = bands.find((b) => b.end <= start);
+      if (!band) bands.push(band = {end: -Infinity, rows: 0, index: bands.length});
+      band.end = Math.max(band.end, end);
+      band.rows = Math.max(band.rows, treeDepth.get(tree) + 1);
+      bandOf.set(tree, band);
+    }
+    let rows = 0;
+    for (const band of bands) {
+      band.offset = rows;
+      rows += band.rows;
+    }
     body.style.height = (rows * ROW_PX) + 'px';
     const itemOf = new WeakMap();
     for (const item of shown) {
@@ -766,7 +788,7 @@
       bar.dataset.depth = item.depth;
       bar.style.left = (100 * (item.start - from) / span) + '%';
       bar.style.width = (100 * item.ns / span) + '%';
-      bar.style.top = (Math.min(item.depth, 200) * ROW_PX) + 'px';
+      bar.style.top = ((bandOf.get(item.tree).offset + Math.min(item.depth, 200)) * ROW_PX) + 'px';
       if (!item.untimed) bar.style.background = phaseColor(item.name);
       const label = item.name + (item.detail && !item.untimed ? ' ' + item.detail : '') +
           ' \u00b7 ' + duration(item.ns) + ' \u00b7 ' + percent(item.ns, item.root);
@@ -935,15 +957,25 @@
     if (!lane) return null;
     const bars = [...lane.querySelectorAll('.phase-bar')];
     const rects = new Map(bars.map((b) => [b.dataset.phase, b.getBoundingClientRect()]));
-    let outside = 0;
+    let outside = 0, overlaps = 0;
     for (const b of bars) {
       const parent = rects.get(b.dataset.parent);
       const rect = rects.get(b.dataset.phase);
       if (parent && (rect.left < parent.left - 0.5 || rect.right > parent.right + 0.5)) outside++;
+      if (parent && rect.top < parent.bottom - 0.5) outside++;  // a child sits below its parent
+    }
+    // Bars of one row that share more than half a pixel.
+    for (let i = 0; i < bars.length; i++) {
+      for (let j = i + 1; j < bars.length; j++) {
+        const a = rects.get(bars[i].dataset.phase), b = rects.get(bars[j].dataset.phase);
+        if (Math.abs(a.top - b.top) < 0.5 &&
+            Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5) overlaps++;
+      }
     }
     return {bars: bars.length, untimed: lane.querySelectorAll('.phase-bar.untimed').length,
             failed: lane.querySelectorAll('.phase-bar.failed').length,
-            hidden: Number(lane.dataset.hidden), outsideParent: outside,
+            hidden: Number(lane.dataset.hidden), outsideParent: outside, overlaps: overlaps,
+            rows: Math.round(lane.querySelector('.lane-body').getBoundingClientRect().height / ROW_PX),
             labels: bars.map((b) => b.textContent),
             inPhase: [...document.querySelectorAll('.pt-section .in-phase')].map((n) => n.textContent)};
   }
