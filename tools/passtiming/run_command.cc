@@ -472,13 +472,20 @@ bool inject_llvm_plugin(const RunOptions& options, CommandKind kind, TimedComman
 
 /// With --phases, every clang of the command writes its time trace into
 /// `traces` (`-ftime-trace=DIR/`, granularity 0: every event), where the
-/// plugin finds it at the compiler's exit, reads it into the compile's
-/// profile and removes it. The options come first, so that a user's own
+/// plugin (loaded with `-fplugin=` as well, so before the front end) finds
+/// it at the compiler's exit, reads it into the compile's profile and
+/// removes it. The options come first, so that a user's own
 /// `-ftime-trace` on the command line wins; the plugin then reads that
 /// file and leaves it.
 void inject_time_trace(CommandKind kind, const fs::path& traces, TimedCommand& command) {
   const std::string folder = traces.string() + "/";
-  const std::vector<std::string> options = {"-ftime-trace=" + folder, "-ftime-trace-granularity=0"};
+  std::vector<std::string> options = {"-ftime-trace=" + folder, "-ftime-trace-granularity=0"};
+  // Loaded as a clang plugin too, the pass plugin is in the compiler before
+  // its front end: a compile that fails there still gets its phases.
+  std::vector<std::string> looked_in;
+  if (const std::optional<fs::path> plugin = find_plugin(looked_in)) {
+    options.push_back("-fplugin=" + plugin->string());
+  }
   command.overrides.push_back(fmt::format("PASSTIMING_TIME_TRACE_DIR={}", traces.string()));
   if (kind == CommandKind::clang) {
     std::vector<std::string>& argv = command.argv;

@@ -18,6 +18,7 @@
 #include "passtiming/engine/version.h"
 #include "passtiming/recorder/compile_session.h"
 #include "plugin_session.h"
+#include "time_trace.h"
 
 namespace passtiming::llvm_plugin {
 namespace {
@@ -91,6 +92,18 @@ void register_timing(::llvm::PassBuilder& builder) noexcept {
     std::fprintf(stderr, "passtiming: internal error; this compile is not timed\n");
   }
 }
+
+/// Under `run --phases` clang also loads the plugin with `-fplugin=`, before
+/// its front end: the trace file is held from then on (time_trace.h).
+[[maybe_unused]] const bool held_at_load = [] {
+  try {
+    hold_time_trace_at_load(&whole_compile_session_at_exit);
+  } catch (...) {
+    // Without the held file, a failed compile's phases are not written; a
+    // successful one's still are.
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace passtiming::llvm_plugin

@@ -1,5 +1,8 @@
 #include "plugin_session.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <mutex>
 
 #include "passtiming/recorder/compile_session.h"
@@ -17,18 +20,28 @@ std::string& translation_unit() {
   return *unit;
 }
 
-/// The process's session, made by the first pipeline. Never destroyed: it
-/// finishes at process exit (CompileSession::finish_all), which may run
-/// after static destructors.
+/// The process's session, made by the first pipeline (or, for a compile
+/// that never reached one, at exit). Never destroyed: it finishes at
+/// process exit (CompileSession::finish_all), which may run after static
+/// destructors.
+struct ProcessSession {
+  std::mutex mutex;
+  CompileSession* session = nullptr;
+};
+
+ProcessSession& process() {
+  static ProcessSession* p = new ProcessSession();
+  return *p;
+}
+
 CompileSession& process_session(const Settings& settings) {
-  static std::mutex mutex;
-  static CompileSession* session = nullptr;
-  std::lock_guard lock(mutex);
-  if (session == nullptr) {
-    session = new CompileSession(settings);
-    import_time_trace_at_finish(*session, &translation_unit());
+  ProcessSession& p = process();
+  std::lock_guard lock(p.mutex);
+  if (p.session == nullptr) {
+    p.session = new CompileSession(settings);
+    import_time_trace_at_finish(*p.session, &translation_unit());
   }
-  return *session;
+  return *p.session;
 }
 
 }  // namespace
@@ -63,6 +76,32 @@ PipelineSession::~PipelineSession() {
     instrument_.finish();
   } catch (...) {
     // finish() reports its own failures; the compile is over either way.
+  }
+}
+
+void whole_compile_session_at_exit() noexcept {
+  try {
+    {
+      ProcessSession& p = process();
+      std::lock_guard lock(p.mutex);
+      if (p.session != nullptr) return;  // a pipeline made it; it has finished
+    }
+    // The unit, as a pipeline would have named it: the source file as the
+    // command line gives it.
+    const std::vector<std::string> arguments = process_arguments();
+    for (const std::string& a : arguments) {
+      const std::string_view ext = std::string_view(a).substr(std::min(a.rfind('.'), a.size()));
+      if (ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".m" ||
+          ext == ".mm" || ext == ".i" || ext == ".ii") {
+        translation_unit() = translation_unit_context(a, arguments);
+      }
+    }
+    // The settings of the environment: no pipeline parsed the plugin's
+    // options.
+    process_session(read_settings({}, plugin_defaults())).finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "passtiming: %s; this compile's phases are not written\n", e.what());
+  } catch (...) {
   }
 }
 

@@ -41,4 +41,11 @@ class PipelineSession {
 /// each pipeline.
 Settings plugin_defaults();
 
+/// At exit, for a compile that never reached a pass pipeline (it failed in
+/// the front end) but whose time trace run's `--phases` holds: makes the
+/// process's session from the environment's settings and finishes it, so
+/// the compile's phases are written. Does nothing when a pipeline made the
+/// session. Never throws.
+void whole_compile_session_at_exit() noexcept;
+
 }  // namespace passtiming::llvm_plugin

@@ -1,6 +1,8 @@
 #include "time_trace.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +22,55 @@ namespace passtiming::llvm_plugin {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// The trace file opened at load (hold_time_trace_at_load), or -1.
+int held_fd = -1;
+std::string held_path;
+void (*held_session_at_exit)() = nullptr;
+
+/// The text of the held file, "" when clang wrote nothing into it.
+std::string held_text() {
+  std::string text;
+  if (held_fd < 0) return text;
+  char buffer[1 << 16];
+  off_t at = 0;
+  for (;;) {
+    const ssize_t n = ::pread(held_fd, buffer, sizeof buffer, at);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    at += n;
+  }
+  return text;
+}
+
+/// The object file of the command line's `-o`, "" when none.
+std::string output_of(std::span<const std::string> arguments) {
+  std::string output;
+  for (std::size_t i = 1; i + 1 < arguments.size(); ++i) {
+    if (arguments[i] == "-o") output = arguments[i + 1];
+  }
+  return output == "-" ? std::string() : output;
+}
+
+/// The file clang will write run's trace to, from the command line: cc1's
+/// `-ftime-trace=FILE` in a cc1 process; in the driver (whose cc1 runs in
+/// its process), run's folder and the output's name with `.json`, unless a
+/// later `-ftime-trace` of the user's wins. "" when it cannot be told.
+std::string run_trace_path(std::span<const std::string> arguments, const std::string& folder) {
+  const bool cc1 = arguments.size() > 1 && arguments[1] == "-cc1";
+  std::string last;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "-ftime-trace") last = "-";
+    if (arguments[i].starts_with("-ftime-trace=")) last = arguments[i].substr(13);
+  }
+  if (last.empty() || !last.starts_with(folder)) return {};
+  if (cc1) return last;
+  const std::string output = output_of(arguments);
+  if (output.empty()) return {};
+  fs::path name = fs::path(output).filename();
+  name.replace_extension(".json");
+  return (fs::path(folder) / name).string();
+}
 
 std::string read_text(const std::string& path, std::size_t limit = std::string::npos) {
   std::ifstream in(path, std::ios::binary);
@@ -60,16 +111,17 @@ std::optional<std::string> users_trace(std::span<const std::string> arguments) {
 /// Adds one trace's phases, and its code generation's passes as a section
 /// of their own, to `s`.
 void add_time_trace(CompileSession& s, const std::string& text, const std::string& path,
-                    const std::string* translation_unit) {
+                    const std::string* translation_unit, bool failed) {
   // The trace's times are the system clock's; the session's, the steady
   // clock's. Both read now give the offset between them.
   const Nanoseconds system_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
   const Nanoseconds steady_now = SteadyClock::read();
-  const ImportedTimeTrace trace =
+  ImportedTimeTrace trace =
       import_clang_time_trace(text, path, {steady_now - system_now},
                               translation_unit != nullptr ? *translation_unit : std::string());
+  if (failed) mark_failed_compile(trace.phases);
   // Indices of the trace's phases in the session's.
   std::vector<PhaseIndex> index(trace.phases.size(), kNoPhase);
   for (std::size_t i = 0; i < trace.phases.size(); ++i) {
@@ -90,6 +142,12 @@ void add_time_trace(CompileSession& s, const std::string& text, const std::strin
 std::vector<TimeTraceFile> find_time_traces(const char* folder,
                                             std::span<const std::string> arguments, long pid) {
   std::vector<TimeTraceFile> found;
+  if (held_fd >= 0) {
+    std::string text = held_text();
+    if (!text.empty() && time_trace_pid(text.substr(0, 512)) == pid) {
+      return {TimeTraceFile{held_path, true, std::move(text)}};
+    }
+  }
   if (auto users = users_trace(arguments)) {
     if (time_trace_pid(read_text(*users, 512)) == pid) return {TimeTraceFile{*users, false}};
   }
@@ -111,16 +169,74 @@ void import_time_trace_at_finish(CompileSession& session, const std::string* tra
   session.before_finish([translation_unit](CompileSession& s) {
     const char* folder = std::getenv(kTimeTraceDirVariable);
     const std::vector<std::string> arguments = process_arguments();
-    for (const TimeTraceFile& file : find_time_traces(folder, arguments, ::getpid())) {
-      const std::string text = read_text(file.path);
+    const std::vector<TimeTraceFile> files = find_time_traces(folder, arguments, ::getpid());
+    // Clang removes a failed compile's output: a compile of one unit whose
+    // output is missing now failed, in the last phase its trace shows.
+    const std::string output = output_of(arguments);
+    std::error_code missing;
+    const bool failed = files.size() == 1 && !output.empty() && !fs::exists(output, missing);
+    for (const TimeTraceFile& file : files) {
+      const std::string text = file.text.empty() ? read_text(file.path) : file.text;
       if (file.owned) {
         std::error_code ec;
         fs::remove(file.path, ec);
       }
-      add_time_trace(s, text, file.path, translation_unit);
+      add_time_trace(s, text, file.path, translation_unit, failed);
     }
     s.place_sections_by_time();
   });
+}
+
+void mark_failed_compile(std::vector<Phase>& phases) {
+  PhaseIndex at = kNoPhase;
+  for (PhaseIndex i = 0; i < phases.size(); ++i) {
+    if (phases[i].parent == kNoPhase) at = i;
+  }
+  static constexpr std::string_view kStructural[] = {"front end", "back end", "optimizer",
+                                                     "code generation"};
+  while (at != kNoPhase) {
+    phases[at].flags |= kPhaseFailed;
+    PhaseIndex last = kNoPhase;
+    for (PhaseIndex i = at + 1; i < phases.size(); ++i) {
+      if (phases[i].parent != at) continue;
+      if (std::find(std::begin(kStructural), std::end(kStructural), phases[i].name) ==
+          std::end(kStructural)) {
+        continue;
+      }
+      if (last == kNoPhase || phases[i].start_ns >= phases[last].start_ns) last = i;
+    }
+    at = last;
+  }
+}
+
+void hold_time_trace_at_load(void (*session_at_exit)()) {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  const char* folder = std::getenv(kTimeTraceDirVariable);
+  if (folder == nullptr || *folder == '\0') return;
+  const std::string path = run_trace_path(process_arguments(), folder);
+  if (path.empty()) return;
+  // Opened without truncating: clang opens the same file and writes it from
+  // the start; whoever removes the name, this descriptor keeps the text.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  held_fd = fd;
+  held_path = path;
+  held_session_at_exit = session_at_exit;
+  std::atexit([] {
+    if (held_session_at_exit != nullptr && holds_written_time_trace()) held_session_at_exit();
+    std::error_code ec;
+    // A compile that wrote nothing (it stopped before clang writes traces)
+    // leaves no empty file behind.
+    if (fs::exists(held_path, ec) && fs::file_size(held_path, ec) == 0) fs::remove(held_path, ec);
+  });
+}
+
+bool holds_written_time_trace() {
+  if (held_fd < 0) return false;
+  struct stat st;
+  return ::fstat(held_fd, &st) == 0 && st.st_size > 0;
 }
 
 }  // namespace passtiming::llvm_plugin

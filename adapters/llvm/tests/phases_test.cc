@@ -217,5 +217,49 @@ TEST_F(LlvmPhasesTest, EveryCompileOfAMakeBuildHasItsPhases) {
   }
 }
 
+/// The names of the failed phases of `p`, in order.
+std::vector<std::string> failed_phases(const Profile& p) {
+  std::vector<std::string> names;
+  for (const Phase& phase : p.phases) {
+    if (phase.failed()) names.push_back(phase.name);
+  }
+  return names;
+}
+
+TEST_F(LlvmPhasesTest, ACompileThatFailsInTheFrontEndStillWritesItsPhasesAndNamesTheFailure) {
+  std::ofstream(dir / "unit.c") << "int f(void) { return 1 }\nint g(void) { return 2; }\n";
+  const Result r = timed_compile();
+  // Clang's own status and error, untouched.
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("unit.c:1:23: error: expected ';' after return statement"),
+            std::string::npos)
+      << r.err;
+  const Profile p = load_profile((dir / "p.json").string());
+  EXPECT_TRUE(p.sections.empty());  // no pass pipeline ran
+  ASSERT_FALSE(p.phases.empty());
+  EXPECT_EQ(p.phases[0].name, "compile");
+  EXPECT_EQ(p.phases[0].detail, "unit.c -> unit.o");
+  EXPECT_EQ(failed_phases(p), (std::vector<std::string>{"compile", "front end"}));
+  EXPECT_EQ(child_named(p, 0, "back end"), kNoPhase);
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"err.txt", "out.txt", "p.json", "unit.c"}));
+}
+
+TEST_F(LlvmPhasesTest, ACompileThatFailsInCodeGenerationKeepsItsPassesAndNamesTheFailure) {
+  std::ofstream(dir / "unit.c")
+      << "int f(int x) { __asm__ volatile(\"bogus_insn %0\" :: \"r\"(x)); return x + 1; }\n";
+  const Result r = timed_compile();
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("error: invalid instruction mnemonic 'bogus_insn'"), std::string::npos)
+      << r.err;
+  const Profile p = load_profile((dir / "p.json").string());
+  EXPECT_EQ(failed_phases(p), (std::vector<std::string>{"compile", "back end", "code generation"}));
+  // What completed: the optimizer's passes and code generation's up to the
+  // failure.
+  ASSERT_EQ(p.sections.size(), 2u);
+  EXPECT_FALSE(p.sections[0].records.empty());
+  EXPECT_FALSE(p.sections[1].records.empty());
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"err.txt", "out.txt", "p.json", "unit.c"}));
+}
+
 }  // namespace
 }  // namespace passtiming
