@@ -4,15 +4,14 @@
 
 namespace passtiming {
 
-std::size_t PhaseTotals::child(std::size_t parent, const std::string& name, bool untimed) {
+std::size_t PhaseTotals::child(std::size_t parent, const std::string& name) {
   std::vector<std::size_t>& siblings = parent == nodes_.size() ? roots_ : nodes_[parent].children;
   for (std::size_t i : siblings) {
-    if (nodes_[i].name == name && nodes_[i].untimed == untimed) return i;
+    if (nodes_[i].name == name) return i;
   }
   Node node;
   node.name = name;
   node.depth = parent == nodes_.size() ? 0 : nodes_[parent].depth + 1;
-  node.untimed = untimed;
   const std::size_t index = nodes_.size();
   // `siblings` may be a node of nodes_: find it again after the push.
   const bool root = parent == nodes_.size();
@@ -26,35 +25,21 @@ void PhaseTotals::add(const Profile& profile) {
   const std::vector<Phase>& phases = profile.phases;
   if (phases.empty()) return;
   ++with_phases_;
-  // Each phase's node, and the time its children cover; a parent comes
-  // before its children (phase.h), so one forward walk builds the paths.
+  // Each phase's node; a parent comes before its children (phase.h), so one
+  // forward walk builds the paths.
   std::vector<std::size_t> node_of(phases.size(), SIZE_MAX);
-  std::vector<Nanoseconds> covered(phases.size(), 0);
-  std::vector<bool> has_children(phases.size(), false);
   for (PhaseIndex i = 0; i < phases.size(); ++i) {
     const Phase& p = phases[i];
     const bool root = p.parent >= i;
-    if (root) {
-      root_ns_ += p.duration_ns;
-    } else {
-      covered[p.parent] += p.duration_ns;
-      has_children[p.parent] = true;
-      if (node_of[p.parent] == SIZE_MAX) continue;  // below the depth shown
-    }
+    if (root) root_ns_ += p.duration_ns;
+    if (!root && node_of[p.parent] == SIZE_MAX) continue;  // below the depth shown
     const std::size_t parent = root ? nodes_.size() : node_of[p.parent];
     if (!root && nodes_[parent].depth + 1 > max_depth_) continue;
-    const std::size_t node = child(parent, p.name, false);
+    const std::size_t node = child(parent, p.name);
     node_of[i] = node;
     nodes_[node].total_ns += p.duration_ns;
     nodes_[node].count += 1;
     nodes_[node].failed = nodes_[node].failed || p.failed();
-  }
-  for (PhaseIndex i = 0; i < phases.size(); ++i) {
-    const std::size_t node = node_of[i];
-    if (node == SIZE_MAX || !has_children[i] || nodes_[node].depth + 1 > max_depth_) continue;
-    const Nanoseconds rest = phases[i].duration_ns - covered[i];
-    if (rest <= 0) continue;
-    nodes_[child(node, kUntimedPhaseName, true)].total_ns += rest;
   }
 }
 
@@ -69,15 +54,27 @@ void PhaseTotals::emit(std::size_t index, const std::string& prefix,
   row.count = node.count;
   row.share =
       root_ns_ > 0 ? static_cast<double>(node.total_ns) / static_cast<double>(root_ns_) : 0.0;
-  row.untimed = node.untimed;
   row.failed = node.failed;
   const std::string path = row.path;
   out.push_back(std::move(row));
-  // The "(untimed)" row after the parent's phases.
-  std::vector<std::size_t> children = node.children;
-  std::stable_partition(children.begin(), children.end(),
-                        [&](std::size_t c) { return !nodes_[c].untimed; });
-  for (std::size_t c : children) emit(c, path, out);
+  Nanoseconds covered = 0;
+  for (std::size_t c : node.children) {
+    covered += nodes_[c].total_ns;
+    emit(c, path, out);
+  }
+  // After the children, as in phase_table(): the time of the path's phases
+  // that none of their children covers, taken together.
+  if (!node.children.empty() && covered < node.total_ns) {
+    PhaseTotal untimed;
+    untimed.path = path + kPhasePathSeparator + kUntimedPhaseName;
+    untimed.name = kUntimedPhaseName;
+    untimed.depth = node.depth + 1;
+    untimed.total_ns = node.total_ns - covered;
+    untimed.share =
+        root_ns_ > 0 ? static_cast<double>(untimed.total_ns) / static_cast<double>(root_ns_) : 0.0;
+    untimed.untimed = true;
+    out.push_back(std::move(untimed));
+  }
 }
 
 std::vector<PhaseTotal> PhaseTotals::rows() const {

@@ -46,8 +46,10 @@ class PhaseTotals {
   void add(const Profile& profile);
 
   /// The rows in tree order: each root, then its children's rows depth
-  /// first, siblings in the order their names first came, a parent's
-  /// "(untimed)" row after its children.
+  /// first, siblings in the order their names first came. A path with
+  /// children gets an "(untimed)" row after them when they cover less than
+  /// its time: its phases' time less their children's, taken together, as
+  /// phase_table() counts it for one profile.
   std::vector<PhaseTotal> rows() const;
 
   /// Sum of the roots' durations over every profile added.
@@ -63,13 +65,12 @@ class PhaseTotals {
     std::uint32_t depth = 0;
     Nanoseconds total_ns = 0;
     std::uint64_t count = 0;
-    bool untimed = false;
     bool failed = false;
     std::vector<std::size_t> children;  ///< into nodes_, in first-seen order
   };
   /// The child of `parent` (nodes_.size() for the roots) named `name`,
   /// made when new.
-  std::size_t child(std::size_t parent, const std::string& name, bool untimed);
+  std::size_t child(std::size_t parent, const std::string& name);
   void emit(std::size_t node, const std::string& prefix, std::vector<PhaseTotal>& out) const;
 
   std::uint32_t max_depth_;
