@@ -58,6 +58,30 @@ TEST(PhaseTotalsTest, DeeperPhasesThanTheDepthStayInTheirAncestors) {
   EXPECT_EQ(phase_path(p.phases, 3), "compile/back end/function/isel");
 }
 
+TEST(PhaseTotalsTest, UntimedIsAPathsTimeLessItsChildrensAsInThePhaseTable) {
+  // Two declarations, one with a function inside: the path's untimed time
+  // is both declarations' less the function's, leaves included.
+  Profile p;
+  p.phases = {{"compile", "", kNoPhase, 1, 0, 100, -1, 0},
+              {"parse declaration", "a", 0, 1, 0, 30, -1, 0},
+              {"parse function", "", 1, 1, 5, 10, -1, 0},
+              {"parse declaration", "b", 0, 1, 30, 20, -1, 0}};
+  PhaseTotals totals;
+  totals.add(p);
+  std::vector<std::string> rows;
+  for (const PhaseTotal& row : totals.rows()) {
+    rows.push_back(fmt::format("{} {} n{}", row.path, row.total_ns, row.count));
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"compile 100 n1", "compile/parse declaration 50 n2",
+                                            "compile/parse declaration/parse function 10 n1",
+                                            "compile/parse declaration/(untimed) 40 n0",
+                                            "compile/(untimed) 50 n0"}));
+  const std::vector<PhaseRow> table = phase_table(p.phases);
+  ASSERT_EQ(table.size(), 5u);
+  EXPECT_TRUE(table[3].untimed);
+  EXPECT_EQ(table[3].duration_ns, 40);
+}
+
 TEST(PhaseTotalsTest, DiffGroupsAreThePathsOfOneProfile) {
   const auto groups = phase_totals_by_path(phased_profile());
   ASSERT_EQ(groups.size(), 5u);
