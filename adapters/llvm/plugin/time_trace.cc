@@ -143,10 +143,14 @@ std::vector<TimeTraceFile> find_time_traces(const char* folder,
                                             std::span<const std::string> arguments, long pid) {
   std::vector<TimeTraceFile> found;
   if (held_fd >= 0) {
+    // The compile's own file, known from the start: the folder's other
+    // files of this process are not this compile's (a crash reproducer's
+    // preprocessing job writes one too).
     std::string text = held_text();
     if (!text.empty() && time_trace_pid(text.substr(0, 512)) == pid) {
       return {TimeTraceFile{held_path, true, std::move(text)}};
     }
+    return found;
   }
   if (auto users = users_trace(arguments)) {
     if (time_trace_pid(read_text(*users, 512)) == pid) return {TimeTraceFile{*users, false}};
