@@ -293,7 +293,8 @@ TEST(MlirOptToolTest, WritesTheFilesTheEnvironmentNames) {
 }
 
 /// PASSTIMING_METRICS, as every event source reads it: the profile is
-/// version 2 with the metrics' values, and the event log carries them too.
+/// version 3 (it carries the run's phases) with the metrics' values, and
+/// the event log carries them too.
 TEST(MlirOptToolTest, MetricsFromTheEnvironmentGoIntoTheProfileAndTheLog) {
   const fs::path dir =
       fs::temp_directory_path() / ("passtiming-mlir-metrics-" + std::to_string(::getpid()));
@@ -307,7 +308,8 @@ TEST(MlirOptToolTest, MetricsFromTheEnvironmentGoIntoTheProfileAndTheLog) {
       (dir / "err").string();
   ASSERT_EQ(std::system(command.c_str()), 0) << read_text(dir / "err");
   const std::string text = read_text(profile);
-  EXPECT_EQ(text.rfind("{\"format\":\"passtiming-profile\",\"version\":2,", 0), 0u) << text;
+  // Version 3: the run's phases (parse, pipeline, ...) come with the metrics.
+  EXPECT_EQ(text.rfind("{\"format\":\"passtiming-profile\",\"version\":3,", 0), 0u) << text;
   const passtiming::Profile written = passtiming::load_profile(profile);
   passtiming::MetricSet cpu_ir;
   cpu_ir.insert(passtiming::Metric::cpu);

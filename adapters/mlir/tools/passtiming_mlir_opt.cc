@@ -12,6 +12,12 @@
 /// profile and the event log. Exit status:
 /// 0 on success, 1 when mlir-opt fails, 2 for a bad --passtiming-* value or
 /// an unwritable profile, or an unknown metric in PASSTIMING_METRICS.
+///
+/// With timing on, the run is also a tree of phases (opt_phases.h): compile
+/// (the input file) holding parse, pipeline (where the passes' section
+/// belongs), output and teardown; the profile carries them and the phase
+/// table follows the report. A failure in parsing or in a pass marks that
+/// phase and compile failed.
 
 #include <cstdio>
 #include <exception>
@@ -32,6 +38,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "opt_phases.h"
 #include "passtiming/mlir.h"
 #include "passtiming/recorder/compile_session.h"
 #include "passtiming/recorder/settings.h"
@@ -100,46 +107,66 @@ int main(int argc, char** argv) {
   }
 
   // The compile session owns the sampler, the event log and the files; the
-  // PassTiming only translates MLIR's callbacks into its section.
+  // PassTiming only translates MLIR's callbacks into its section, and
+  // OptPhases records the run's phases (parse, pipeline, output, teardown).
   std::unique_ptr<passtiming::CompileSession> session;
+  std::unique_ptr<passtiming::mlir_opt::OptPhases> phases;
   std::shared_ptr<passtiming::mlir::PassTiming> timing;
   if (settings) {
     try {
       session = std::make_unique<passtiming::CompileSession>(*settings);
-      timing = std::make_shared<passtiming::mlir::PassTiming>(session->new_section());
     } catch (const std::exception& error) {
       llvm::errs() << "passtiming-mlir-opt: error: " << error.what() << "\n";
       return kUsageError;
     }
+    phases = std::make_unique<passtiming::mlir_opt::OptPhases>(*session, input_path);
+    phases->begin_compile();
+    // One section times every pass manager mlir-opt builds (one per split
+    // input chunk). With one chunk it is made in the pipeline phase, where
+    // its passes run; several chunks' pipelines are several phases, so then
+    // it is made in compile, which holds them all.
+    if (!config.inputSplitMarker().empty()) {
+      timing = std::make_shared<passtiming::mlir::PassTiming>(session->new_section());
+    }
+    phases->watch_contexts(registry);
     // The command line's pipeline is set up first; the instrumentation then
-    // times every pass manager mlir-opt builds (one per split input chunk).
+    // times every pass manager mlir-opt builds.
     mlir::MlirOptMainConfig pipeline = config;
-    config.setPassPipelineSetupFn([pipeline, timing](mlir::PassManager& pm) {
-      if (mlir::failed(pipeline.setupPassPipeline(pm))) return mlir::failure();
-      timing->enable(pm);
-      return mlir::success();
+    config.setPassPipelineSetupFn([pipeline, &session, &phases, &timing](mlir::PassManager& pm) {
+      // Parse ends here; the phases' instrumentation goes first, so that its
+      // after-pass callback runs after the timing's.
+      phases->begin_pipeline(pm);
+      if (!timing) timing = std::make_shared<passtiming::mlir::PassTiming>(session->new_section());
+      const bool ok = mlir::succeeded(pipeline.setupPassPipeline(pm));
+      if (ok) timing->enable(pm);
+      // Only now is an empty pipeline known, which ends at once.
+      phases->pipeline_set_up(pm, ok);
+      return ok ? mlir::success() : mlir::failure();
     });
+    phases->begin_parse();
   }
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(input_path, &error);
+  std::unique_ptr<llvm::ToolOutputFile> output;
+  bool ok = false;
   if (!input) {
     llvm::errs() << error << "\n";
-    return 1;
-  }
-  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(output_path, &error);
-  if (!output) {
+  } else if (!(output = mlir::openOutputFile(output_path, &error))) {
     llvm::errs() << error << "\n";
-    return 1;
+  } else {
+    ok = mlir::succeeded(mlir::MlirOptMain(output->os(), std::move(input), registry, config));
+    // Only a successful run keeps its output file, as mlir-opt does.
+    if (ok) output->keep();
+    output.reset();
   }
-  const bool ok =
-      mlir::succeeded(mlir::MlirOptMain(output->os(), std::move(input), registry, config));
-  // Only a successful run keeps its output file, as mlir-opt does.
-  if (ok) output->keep();
-  output.reset();
+  if (!session) return ok ? 0 : 1;
   // The report and the files of everything that ran, also after a failure.
-  if (timing) timing->finish();
-  const bool timing_ok = !session || session->finish();
-  if (!timing_ok) return kUsageError;
+  phases->end_run(ok);
+  // A run that never reached its pipeline still reports its (empty) section.
+  if (!timing) timing = std::make_shared<passtiming::mlir::PassTiming>(session->new_section());
+  timing->finish();
+  phases->end_compile(ok);
+  if (!session->finish()) return kUsageError;
   return ok ? 0 : 1;
 }
