@@ -13,6 +13,7 @@ runs this test.
 """
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -126,6 +127,7 @@ def test_every_block_is_known(blocks):
         "passtiming run --threshold-ms 1 -o 'profiles/tl-%p-%n.json' -- python my_kernels.py",
         "passtiming run -- clang-19 -O2 -c file.c -o file.o",
         "passtiming run --no-report --metrics cpu -o 'profiles/tu-%p.json' -- make -j2 CC=clang-19",
+        "passtiming run --phases -o file.json -- clang-19 -O2 -c file.c -o file.o",
         "adapters/*, bindings/python, tools/passtiming",
     ]
     assert len(starts) == len(known), starts
@@ -186,6 +188,20 @@ def test_time_a_whole_build(blocks, scratch):
     # The functions of both translation units, and the modules themselves.
     for kernel in ("sum", "total", "clamp", "a.c", "b.c"):
         assert re.search(rf"^\s+\d+\s+{re.escape(kernel)}\s", result.stdout, re.M), result.stdout
+
+
+def test_time_the_whole_compile(blocks, scratch):
+    cwd, env = scratch
+    block = block_starting(blocks, "passtiming run --phases")
+    assert len(block) == 1, block
+    for name in ("file.o", "file.json"):
+        (cwd / name).unlink(missing_ok=True)
+    result = run_line(block[0], cwd, env)
+    assert (cwd / "file.o").is_file()
+    assert "\nPhases\nPhase " in result.stdout, result.stdout[-2000:]
+    profile = json.loads((cwd / "file.json").read_text())
+    names = [p["name"] for p in profile["phases"] if p["parent"] == 0]
+    assert "front end" in names and "back end" in names, names
 
 
 def test_the_diagram_is_not_a_command(blocks):

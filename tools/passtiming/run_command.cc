@@ -29,6 +29,7 @@
 #include "passtiming/formats/profile_io.h"
 #include "passtiming/recorder/path_pattern.h"
 #include "passtiming/recorder/settings.h"
+#include "phase_text.h"
 #include "summary_text.h"
 
 extern char** environ;
@@ -582,6 +583,10 @@ void print_build_summary(const fs::path& reports, const std::vector<std::string>
     if (by != GroupBy::pass) text += "\n";
     text += render_summary_text(rows, agg, all - rows.size(), 0.0);
   }
+  // With --phases, where the build's time went besides the passes.
+  PhaseTotals phases;
+  for (const Profile& p : loaded) phases.add(p);
+  if (!phases.empty()) text += "\n" + render_phase_totals_text(phases);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 }
