@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # the annotation only: a TileLang without it still imports th
     from tilelang.instrumentation import CodegenEvent
 
 logger = logging.getLogger("tilelang.pass_timing")
+# The phase table of each compile (docs/tilelang.md#the-whole-compile-phases).
+phase_logger = logging.getLogger("passtiming.tilelang.phases")
 
 TOOL_NAME = "passtiming"
 """The name passtiming registers under in TileLang's tool registry."""
@@ -154,6 +156,13 @@ class _Compile:
         self._ended = True
         try:
             self.session.end_phase(self.root, error is not None)
+            # Beside the passes' report, on a logger of its own, so that
+            # `tilelang.pass_timing` logs the seed's one message a compile:
+            # where the compile's time went, now that its root has ended.
+            if phase_logger.isEnabledFor(logging.INFO):
+                table = self.session.phase_table()
+                if table:
+                    phase_logger.info("\n%s", table)
         finally:
             self.session.close_outputs()
 

@@ -129,7 +129,8 @@ class Build:
     """One compile: its wall time, TileLang's error (None if it ran), the
     profile written, the passtiming tool that timed it and what it logged."""
 
-    def __init__(self, wall, error, profile, tool, logged):
+    def __init__(self, wall, error, profile, tool, logged, phases_logged=()):
+        self.phases_logged = list(phases_logged)
         self.wall = wall
         self.error = error
         self.profile = profile
@@ -160,6 +161,10 @@ def _cuda_compile(out, prim_func, *, backend="cython", compile_flags=None, name=
     handler, saved_level = _Collect(), logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
+    phase_logger = logging.getLogger("passtiming.tilelang.phases")
+    phase_handler, saved_phase_level = _Collect(), phase_logger.level
+    phase_logger.addHandler(phase_handler)
+    phase_logger.setLevel(logging.INFO)
     passtiming.tilelang.enable(
         profile=str(out / f"{name}-%n.json"), events=str(out / f"{name}-%n.jsonl")
     )
@@ -183,12 +188,14 @@ def _cuda_compile(out, prim_func, *, backend="cython", compile_flags=None, name=
         unregister_pass_instrumentation_tool(PROBE)
         logger.removeHandler(handler)
         logger.setLevel(saved_level)
+        phase_logger.removeHandler(phase_handler)
+        phase_logger.setLevel(saved_phase_level)
     [profile_path] = [f for f in os.listdir(out) if f.startswith(name) and f.endswith(".json")]
     with open(out / profile_path, encoding="utf-8") as f:
         profile = json.load(f)
     profile["path"] = str(out / profile_path)
     [tool] = [t for t in seen if t._role is not None]
-    return Build(wall, error, profile, tool, handler.messages)
+    return Build(wall, error, profile, tool, handler.messages, phase_handler.messages)
 
 
 @pytest.fixture(scope="module")
@@ -292,6 +299,16 @@ def test_the_tool_shows_the_profiles_phases(gemm):
     ]
     table = gemm.tool.phase_table()
     assert "compile" in table and "nvcc" in table
+
+
+def test_the_phase_table_is_logged_beside_the_report_once_the_compile_ends(gemm):
+    # On a logger of its own: TileLang's keeps the seed's one report.
+    assert gemm.phases_logged == [("INFO", "\n" + gemm.tool.phase_table())]
+    table = gemm.tool.phase_table()
+    assert table.startswith("Phases\nPhase ")
+    root = gemm.phases[gemm.root()]
+    seconds = f"{root['duration_ns'] / 1e9:.4f}"
+    assert "compile" in table.splitlines()[2] and seconds in table.splitlines()[2], table
 
 
 def test_a_failing_nvcc_build_names_its_phase_and_keeps_tilelangs_error(cuda_toolkit, tmp_path):
