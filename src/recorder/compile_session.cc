@@ -361,9 +361,18 @@ bool CompileSession::end(bool with_report) noexcept {
     ok = false;
   }
   // Phases still open did not end: the compile stopped in them.
-  while (!open_phases_.empty()) {
-    const PhaseIndex open = open_phases_.front();
-    end_phase_locked(open, /*failed=*/true, phases_[open].thread, -1);
+  if (!open_phases_.empty()) {
+    const std::vector<PhaseIndex> open = open_phases_;
+    while (!open_phases_.empty()) {
+      const PhaseIndex first = open_phases_.front();
+      end_phase_locked(first, /*failed=*/true, phases_[first].thread, -1);
+    }
+    // The log ends them too, innermost first, as end_phase() does.
+    log_phase(serialized_events_, [&] {
+      for (auto it = open.rbegin(); it != open.rend(); ++it) {
+        events_->on_phase_end(*it, phases_[*it]);
+      }
+    });
   }
   finished_ = true;
   for (const auto& section : sections_) {

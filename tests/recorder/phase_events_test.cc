@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "passtiming/formats/event_log.h"
+#include "passtiming/formats/profile_io.h"
 #include "passtiming/recorder/compile_session.h"
 #include "profile_fixtures.h"
 #include "test_support.h"
@@ -56,6 +57,34 @@ TEST(PhaseEventsSessionTest, TheLogOfASessionReplaysToItsPhases) {
   ASSERT_EQ(replayed.sections.size(), 1u);
   EXPECT_EQ(replayed.sections[0].phase, 1u);
   EXPECT_EQ(replayed.sections[0].records.at(0).inclusive_ns, 1 * kMs);
+}
+
+TEST(PhaseEventsSessionTest, PhasesOpenAtFinishAreEndedInTheLogAsInTheProfile) {
+  ScratchDir dir;
+  Settings settings;
+  settings.report = ReportTarget::off;
+  settings.events = OutputPath{dir.file("e.jsonl"), "PASSTIMING_EVENTS"};
+  settings.profile = OutputPath{dir.file("p.json"), "PASSTIMING_PROFILE"};
+  auto clock = std::make_shared<ManualClock>(0);
+  {
+    CompileSession session(settings, clock);
+    session.begin_phase("compile", "a.c");
+    clock->set(1 * kMs);
+    session.begin_phase("nvcc");
+    clock->set(3 * kMs);
+    session.finish();  // the compile stopped in nvcc
+  }
+  const std::string log = testing::read_file(dir.file("e.jsonl"));
+  EXPECT_NE(log.find("{\"ev\":\"phase_end\",\"t_ns\":3000000,\"phase\":1,"), std::string::npos)
+      << log;
+  std::ifstream in(dir.file("e.jsonl"));
+  const Profile replayed = replay_event_log(in, "e.jsonl");
+  const Profile written = load_profile(dir.file("p.json"));
+  ASSERT_EQ(written.phases.size(), 2u);
+  EXPECT_TRUE(written.phases[0].failed());
+  EXPECT_TRUE(written.phases[1].failed());
+  EXPECT_EQ(written.phases[1].duration_ns, 2 * kMs);
+  EXPECT_EQ(replayed.phases, written.phases);
 }
 
 }  // namespace
