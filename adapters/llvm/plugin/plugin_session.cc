@@ -86,9 +86,15 @@ void whole_compile_session_at_exit() noexcept {
       std::lock_guard lock(p.mutex);
       if (p.session != nullptr) return;  // a pipeline made it; it has finished
     }
+    // A preprocessing job is not a compile: among them, the one clang's
+    // driver starts after a crash to write its reproducer, whose profile
+    // would replace the crashed compile's.
+    const std::vector<std::string> arguments = process_arguments();
+    for (const std::string& a : arguments) {
+      if (a == "-E" || a == "-M" || a == "-MM") return;
+    }
     // The unit, as a pipeline would have named it: the source file as the
     // command line gives it.
-    const std::vector<std::string> arguments = process_arguments();
     for (const std::string& a : arguments) {
       const std::string_view ext = std::string_view(a).substr(std::min(a.rfind('.'), a.size()));
       if (ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".m" ||

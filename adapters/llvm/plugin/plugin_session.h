@@ -45,7 +45,7 @@ Settings plugin_defaults();
 /// the front end) but whose time trace run's `--phases` holds: makes the
 /// process's session from the environment's settings and finishes it, so
 /// the compile's phases are written. Does nothing when a pipeline made the
-/// session. Never throws.
+/// session, or for a preprocessing job (`-E`, `-M`, `-MM`). Never throws.
 void whole_compile_session_at_exit() noexcept;
 
 }  // namespace passtiming::llvm_plugin

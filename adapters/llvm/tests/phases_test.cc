@@ -263,5 +263,20 @@ TEST_F(LlvmPhasesTest, ACompileThatFailsInCodeGenerationKeepsItsPassesAndNamesTh
   EXPECT_EQ(files_in(dir), (std::set<std::string>{"err.txt", "out.txt", "p.json", "unit.c"}));
 }
 
+TEST_F(LlvmPhasesTest, ACrashKeepsClangsReportAndItsReproducerWritesNoProfile) {
+  std::ofstream(dir / "unit.c") << "int f(void) { return 1; }\n#pragma clang __debug crash\n";
+  fs::create_directory(dir / "tmp");
+  // The reproducer's files go to TMPDIR, here.
+  const Result r = run("env TMPDIR='" + (dir / "tmp").string() + "' '" + kCli +
+                       "' run --phases -o 'p-%p.json' -- '" + kClang + "' -O2 -c unit.c -o unit.o");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("PLEASE submit a bug report"), std::string::npos) << r.err;
+  // The compile crashed before its first pass: no profile, and none of the
+  // preprocessing job that wrote the reproducer.
+  for (const std::string& name : files_in(dir)) {
+    EXPECT_FALSE(name.starts_with("p-")) << name;
+  }
+}
+
 }  // namespace
 }  // namespace passtiming
