@@ -12,11 +12,16 @@
 //     export PASSTIMING_SPIN_PASS=IPSCCPPass PASSTIMING_SPIN_US=2000
 //     passtiming run -o 'slow-%r.json' --repeat 10 --
 //         clang-19 -O2 -c -fpass-plugin=libpasstiming_spin.so particles.c -o /dev/null
+//
+// With PASSTIMING_SPIN_US=fail, the named pass stops the compile instead,
+// with a fatal error as a failing LLVM pass does (`error in backend`): the
+// tests of a compile cut short in a pass use it.
 
 #include <llvm/ADT/Any.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <time.h>
 
 #include <cstdint>
@@ -44,6 +49,14 @@ void register_spin(llvm::PassBuilder& builder) {
   const char* pass = std::getenv("PASSTIMING_SPIN_PASS");
   const char* micros = std::getenv("PASSTIMING_SPIN_US");
   if (!callbacks || !pass || !*pass || !micros) return;
+  if (std::string(micros) == "fail") {
+    callbacks->registerBeforeNonSkippedPassCallback(
+        [name = std::string(pass)](llvm::StringRef id, llvm::Any) {
+          if (id == name)
+            llvm::report_fatal_error("passtiming-spin: " + llvm::Twine(name) + " failed");
+        });
+    return;
+  }
   char* end = nullptr;
   const double us = std::strtod(micros, &end);
   if (end == micros || *end != '\0' || !(us >= 0)) return;

@@ -18,7 +18,62 @@ struct Event {
   std::string_view detail;
   Nanoseconds start_ns = 0;
   Nanoseconds duration_ns = 0;
+  bool failed = false;  ///< a scope the compile was in when it was cut short
 };
+
+/// The scopes of clang's compile that are phases of their own structure:
+/// ExecuteCompiler holds Frontend and Backend; Backend holds Optimizer, then
+/// CodeGenPasses.
+bool is_structural(std::string_view name) {
+  return name == "ExecuteCompiler" || name == "Frontend" || name == "Backend" ||
+         name == "Optimizer" || name == "CodeGenPasses";
+}
+
+bool is_legacy_pass_manager(std::string_view name) {
+  return name == "RunPass" || name == "RunLoopPass" || name == "OptFunction" || name == "OptModule";
+}
+
+/// A compile cut short at `cut_ns` (a crash, a fatal error) leaves only its
+/// completed events: the scopes it was in are missing. Keeps what is sure
+/// (the structural scopes that completed, what the front ends hold, code
+/// generation's passes) and adds the scopes it was in, failed, ending at
+/// `cut_ns`: the compile; the back end from the last front end's end, when
+/// one completed; in it the optimizer, or, once the optimizer completed,
+/// code generation.
+void complete_cut_short(std::vector<Event>& list, Nanoseconds cut_ns) {
+  std::vector<std::pair<Nanoseconds, Nanoseconds>> front_ends;
+  const Event* optimizer = nullptr;
+  Nanoseconds first = cut_ns;
+  for (const Event& e : list) {
+    first = std::min(first, e.start_ns);
+    if (e.name == "Frontend") front_ends.emplace_back(e.start_ns, e.start_ns + e.duration_ns);
+    if (e.name == "Optimizer") optimizer = &e;
+  }
+  const Nanoseconds optimizer_end = optimizer ? optimizer->start_ns + optimizer->duration_ns : 0;
+  std::erase_if(list, [&](const Event& e) {
+    if (is_structural(e.name) || is_legacy_pass_manager(e.name)) return false;
+    for (const auto& [from, to] : front_ends) {
+      if (from <= e.start_ns && e.start_ns + e.duration_ns <= to) return false;
+    }
+    return true;
+  });
+  auto open = [&](std::string_view name, Nanoseconds from) {
+    list.push_back({name, {}, from, std::max<Nanoseconds>(0, cut_ns - from), true});
+  };
+  open("ExecuteCompiler", first);
+  if (front_ends.empty()) {
+    open("Frontend", first);
+    return;
+  }
+  Nanoseconds back_end = first;
+  for (const auto& [from, to] : front_ends) back_end = std::max(back_end, to);
+  open("Backend", back_end);
+  if (optimizer != nullptr) {
+    open("CodeGenPasses", optimizer_end);
+  } else {
+    open("Optimizer", back_end);
+  }
+}
 
 /// What an event becomes.
 enum class Role {
@@ -125,6 +180,7 @@ struct Builder {
         p.thread = thread;
         p.start_ns = e.start_ns;
         p.duration_ns = e.duration_ns;
+        if (e.failed) p.flags |= kPhaseFailed;
         o.phase = static_cast<PhaseIndex>(out.phases.size());
         if (e.name == "Optimizer") {
           o.in_optimizer = true;
@@ -196,7 +252,7 @@ std::int64_t time_trace_pid(std::string_view head) {
 
 ImportedTimeTrace import_clang_time_trace(std::string_view text, std::string_view source,
                                           TimeTraceClock clock, std::string_view detail,
-                                          bool with_optimizer_passes) {
+                                          bool with_optimizer_passes, Nanoseconds cut_short_at) {
   simdjson::dom::parser parser;
   simdjson::padded_string padded(text);
   simdjson::dom::element doc;
@@ -260,6 +316,7 @@ ImportedTimeTrace import_clang_time_trace(std::string_view text, std::string_vie
     ev.duration_ns = std::max<Nanoseconds>(0, micros_to_ns(dur));
     list.push_back(ev);
   }
+  if (cut_short_at >= 0) complete_cut_short(list, cut_short_at);
   // Outer before inner: by start, then the longer first.
   std::stable_sort(list.begin(), list.end(), [](const Event& a, const Event& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
@@ -268,7 +325,11 @@ ImportedTimeTrace import_clang_time_trace(std::string_view text, std::string_vie
 
   Builder builder;
   builder.with_optimizer_passes = with_optimizer_passes;
-  builder.thread = main_tid < 0 ? 0 : static_cast<std::uint64_t>(main_tid);
+  // Without ExecuteCompiler (a compile cut short), clang's main thread: the
+  // process's own id.
+  builder.thread = main_tid >= 0 ? static_cast<std::uint64_t>(main_tid)
+                   : pid > 0     ? static_cast<std::uint64_t>(pid)
+                                 : 0;
   builder.out.pid = pid;
   for (const Event& e : list) {
     builder.close_until(e.start_ns);

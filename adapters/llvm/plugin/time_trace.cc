@@ -2,6 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/TimeProfiler.h>
+#include <llvm/Support/raw_ostream.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,8 +113,19 @@ std::optional<std::string> users_trace(std::span<const std::string> arguments) {
 
 /// Adds one trace's phases, and its code generation's passes as a section
 /// of their own, to `s`.
+/// What clang's profiler holds of a compile that a crash or a fatal error
+/// stopped before clang wrote its trace: the completed events, written from
+/// memory. "" when the profiler is not running on this thread.
+std::string unwritten_trace() {
+  if (!::llvm::timeTraceProfilerEnabled()) return {};
+  ::llvm::SmallString<0> buffer;
+  ::llvm::raw_svector_ostream out(buffer);
+  ::llvm::timeTraceProfilerWrite(out);
+  return std::string(buffer.str());
+}
+
 void add_time_trace(CompileSession& s, const std::string& text, const std::string& path,
-                    const std::string* translation_unit, bool failed) {
+                    const std::string* translation_unit, bool failed, bool cut_short = false) {
   // The trace's times are the system clock's; the session's, the steady
   // clock's. Both read now give the offset between them.
   const Nanoseconds system_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -120,7 +134,8 @@ void add_time_trace(CompileSession& s, const std::string& text, const std::strin
   const Nanoseconds steady_now = SteadyClock::read();
   ImportedTimeTrace trace =
       import_clang_time_trace(text, path, {steady_now - system_now},
-                              translation_unit != nullptr ? *translation_unit : std::string());
+                              translation_unit != nullptr ? *translation_unit : std::string(),
+                              /*with_optimizer_passes=*/false, cut_short ? steady_now : -1);
   if (failed) mark_failed_compile(trace.phases);
   // Indices of the trace's phases in the session's.
   std::vector<PhaseIndex> index(trace.phases.size(), kNoPhase);
@@ -186,6 +201,14 @@ void import_time_trace_at_finish(CompileSession& session, const std::string* tra
         fs::remove(file.path, ec);
       }
       add_time_trace(s, text, file.path, translation_unit, failed);
+    }
+    if (files.empty() && held_fd >= 0) {
+      // Clang wrote no trace: the compile is being cut short (a fatal error
+      // or a crash finishes the session). What completed is in its memory.
+      const std::string text = unwritten_trace();
+      if (!text.empty()) {
+        add_time_trace(s, text, held_path, translation_unit, false, /*cut_short=*/true);
+      }
     }
     s.place_sections_by_time();
   });

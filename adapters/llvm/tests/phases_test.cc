@@ -31,6 +31,7 @@ const std::string kMake = PASSTIMING_MAKE;
 const std::string kMakeProject = PASSTIMING_MAKE_PROJECT;
 const std::string kPython = PASSTIMING_PYTHON;
 const std::string kGenerator = PASSTIMING_C_GENERATOR;
+const std::string kSpinPlugin = PASSTIMING_SPIN_PLUGIN;
 
 using Result = testing::ShellResult;
 
@@ -276,6 +277,36 @@ TEST_F(LlvmPhasesTest, ACrashKeepsClangsReportAndItsReproducerWritesNoProfile) {
   for (const std::string& name : files_in(dir)) {
     EXPECT_FALSE(name.starts_with("p-")) << name;
   }
+}
+
+TEST_F(LlvmPhasesTest, ACompileAPassStopsGetsThePhasesClangHeldAndNamesTheFailure) {
+  fs::create_directory(dir / "tmp");
+  // The spin plugin's pass fails as an LLVM pass does: a fatal error, which
+  // ends the process before clang writes its trace.
+  const Result r = run("env TMPDIR='" + (dir / "tmp").string() +
+                       "' PASSTIMING_SPIN_PASS=GVNPass PASSTIMING_SPIN_US=fail '" + kCli +
+                       "' run --phases -o 'p-%p.json' -- '" + kClang +
+                       "' -O2 -c unit.c -o unit.o -fpass-plugin='" + kSpinPlugin + "'");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("error in backend: passtiming-spin: GVNPass failed"), std::string::npos)
+      << r.err;
+  std::vector<std::string> profiles;
+  for (const std::string& name : files_in(dir)) {
+    if (name.starts_with("p-")) profiles.push_back(name);
+  }
+  ASSERT_EQ(profiles.size(), 1u);  // the reproducer's job writes none
+  const Profile p = load_profile((dir / profiles[0]).string());
+  EXPECT_EQ(check_phase_tree(p.phases), "");
+  EXPECT_EQ(failed_phases(p), (std::vector<std::string>{"compile", "back end", "optimizer"}));
+  const PhaseIndex front = child_named(p, 0, "front end");
+  ASSERT_NE(front, kNoPhase);
+  EXPECT_FALSE(p.phases[front].failed());
+  EXPECT_NE(child_named(p, front, "parse declaration"), kNoPhase);
+  // The passes that completed, in the optimizer.
+  const PhaseIndex optimizer = child_named(p, child_named(p, 0, "back end"), "optimizer");
+  ASSERT_EQ(p.sections.size(), 1u);
+  EXPECT_EQ(p.sections[0].phase, optimizer);
+  EXPECT_FALSE(p.sections[0].records.empty());
 }
 
 }  // namespace

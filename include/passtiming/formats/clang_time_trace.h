@@ -46,9 +46,18 @@ struct TimeTraceClock {
 /// out unless `with_optimizer_passes`. `detail` becomes the root's detail
 /// (the translation unit). Throws InputError naming `source` when the text
 /// is not a time trace.
+///
+/// `cut_short_at` (on the profile's clock; -1: not cut short) is for the
+/// trace of a compile that a crash or a fatal error stopped, written from
+/// clang's profiler's memory: it holds only the events that completed. The
+/// scopes the compile was in then are added, failed, up to that moment (the
+/// compile; the back end from the end of its last front end; the optimizer,
+/// or code generation once the optimizer completed), and only what is sure
+/// to lie in a completed scope is kept besides.
 ImportedTimeTrace import_clang_time_trace(std::string_view text, std::string_view source,
                                           TimeTraceClock clock, std::string_view detail = {},
-                                          bool with_optimizer_passes = false);
+                                          bool with_optimizer_passes = false,
+                                          Nanoseconds cut_short_at = -1);
 
 /// The process id of a time trace from its first bytes (the first event's
 /// `pid`), or -1 when they hold none: finds a compile's own trace among
