@@ -328,6 +328,30 @@ def test_a_failing_nvcc_build_names_its_phase_and_keeps_tilelangs_error(cuda_too
     assert len(section["records"]) > 50
 
 
+def test_a_failing_pass_names_its_phase_and_keeps_the_error(cuda_toolkit, tmp_path, monkeypatch):
+    """A pass that raises, as a pass that rejects its input does: the
+    compile's error is TileLang's, the phases it stopped in are failed, and
+    the passes that completed are written."""
+
+    def fail(mod, ctx):
+        raise RuntimeError("passtiming: the pass failed on purpose")
+
+    failing = tvm.transform.module_pass(fail, opt_level=0, name="passtiming.FailingPass")
+    monkeypatch.setattr(tilelang.transform, "HoistBroadcastValues", lambda: failing)
+    build = _cuda_compile(tmp_path, kernels.gemm(256, 256, 256, 64, 64, 32))
+    assert build.error is not None
+    assert "the pass failed on purpose" in str(build.error)
+    phases = build.phases
+    failed = [p["name"] for p in phases if p.get("failed")]
+    assert failed and failed[0] == "compile", failed
+    # The innermost failed phase holds the failing pass's start; no nvcc ran.
+    assert not build.named("nvcc")
+    [section] = build.profile["sections"]
+    assert len(section["records"]) > 20
+    innermost = phases[max(i for i, p in enumerate(phases) if p.get("failed"))]
+    assert innermost["name"] != "compile", failed
+
+
 def test_a_compile_in_each_of_two_threads_keeps_its_own_tree(cuda_toolkit, tmp_path):
     """As the autotuner compiles its configurations: one compile per worker
     thread, at the same time, each its own profile and tree."""
