@@ -95,6 +95,36 @@ TEST(CliPhasesTest, SummaryAddsPhasesUpByPath) {
   EXPECT_FALSE(Json::parse(old_json.out).contains("phases"));
 }
 
+TEST(CliPhasesTest, ALongPathWidensTheSummarysColumnRatherThanShiftingTheNumbers) {
+  ScratchDir dir;
+  Profile p = phased_profile();
+  p.phases[1].name = "parse declaration with a name long enough to pass the column";
+  write_profile_file(p, dir.file("a.json"));
+  const auto r = run_tool({"summary", dir.file("a.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string table = r.out.substr(r.out.find("Phases ("));
+  // The column is as wide as the longest path (68 characters), and every
+  // row's numbers stay in line.
+  EXPECT_EQ(table,
+            "Phases (1 of 1 profiles recorded phases)\n"
+            "Phase" +
+                std::string(63, ' ') +
+                "   Time (s)   Share  Count\n"
+                "compile" +
+                std::string(61, ' ') +
+                "    12.0000  100.0%      1\n"
+                "compile/parse declaration with a name long enough to pass the column"
+                "     6.0000   50.0%      1\n"
+                "compile/codegen" +
+                std::string(53, ' ') +
+                "     1.0000    8.3%      1\n"
+                "compile/nvcc  [failed]" +
+                std::string(46, ' ') +
+                "     0.5000    4.2%      1\n"
+                "compile/(untimed)" +
+                std::string(51, ' ') + "     4.5000   37.5%       \n");
+}
+
 TEST(CliPhasesTest, DiffComparesPhaseTimesByPath) {
   ScratchDir dir;
   write_profile_file(phased_profile(), dir.file("base.json"));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "passtiming/formats/profile_json.h"
@@ -15,12 +16,21 @@ std::string render_phase_totals_text(const PhaseTotals& totals) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "Phases ({} of {} profiles recorded phases)\n", totals.profiles_with_phases(),
                  totals.profiles());
-  fmt::format_to(it, "{:<48} {:>10} {:>7} {:>6}\n", "Phase", "Time (s)", "Share", "Count");
-  for (const PhaseTotal& row : totals.rows()) {
-    // The whole path: it is the row's key, in diff as here.
+  const std::vector<PhaseTotal> rows = totals.rows();
+  std::vector<std::string> labels;
+  // The whole path is the row's key (in diff as here), so it is never cut:
+  // the column widens to the longest.
+  std::size_t width = 48;
+  for (const PhaseTotal& row : rows) {
     std::string label = escape_for_terminal(row.path);
     if (row.failed) label += "  [failed]";
-    fmt::format_to(it, "{:<48} {:>10.4f} {:>6.1f}% ", label, to_seconds(row.total_ns),
+    width = std::max(width, label.size());
+    labels.push_back(std::move(label));
+  }
+  fmt::format_to(it, "{:<{}} {:>10} {:>7} {:>6}\n", "Phase", width, "Time (s)", "Share", "Count");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const PhaseTotal& row = rows[i];
+    fmt::format_to(it, "{:<{}} {:>10.4f} {:>6.1f}% ", labels[i], width, to_seconds(row.total_ns),
                    row.share * 100.0);
     if (row.untimed) {
       fmt::format_to(it, "{:>6}\n", "");
