@@ -199,13 +199,13 @@ void bind_session(py::module_& m) {
           },
           "The index of the phase the calling thread has open, or None.")
       .def_property_readonly(
-          "phases", [](const Session& self) { return phases_of(self.tool->profile().phases); },
+          "phases", [](const Session& self) { return phases_of(self.tool->session().phases()); },
           "The compile's phases so far, a parent before its children, as dicts: name, "
           "detail, parent (an index, or None for a root), thread, start_s, duration_s, "
           "cpu_s (None when not measured), failed; duration_s is 0 while a phase is open.")
       .def(
           "phase_table",
-          [](const Session& self) { return render_phase_table(self.tool->profile()); },
+          [](const Session& self) { return render_phase_table(self.tool->session().phases()); },
           "The phase table of the compile so far (\"\" with no phases): each phase's time "
           "and share of its root, \"untimed\" included.")
       .def_property_readonly(

@@ -5,12 +5,13 @@
 #include <iterator>
 
 #include "passtiming/engine/phase.h"
+#include "passtiming/engine/profile.h"
 
 namespace passtiming {
 
-std::string render_phase_table(const Profile& profile) {
-  if (profile.phases.empty()) return {};
-  const std::vector<PhaseRow> rows = phase_table(profile.phases);
+std::string render_phase_table(const std::vector<Phase>& phases) {
+  if (phases.empty()) return {};
+  const std::vector<PhaseRow> rows = phase_table(phases);
   std::string out = "Phases\n";
   fmt::format_to(std::back_inserter(out), "{:<48} {:>10} {:>7} {:>6}\n", "Phase", "Time (s)",
                  "Share", "Count");

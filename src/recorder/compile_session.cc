@@ -192,27 +192,17 @@ PhaseIndex CompileSession::begin_phase(std::string name, std::string detail) {
 
 void CompileSession::end_phase(PhaseIndex index, bool failed) {
   std::lock_guard lock(mutex_);
-  std::vector<PhaseIndex> open;
-  if (serialized_events_) open = open_phases_;
   end_phase_locked(index, failed, this_thread_key(), thread_cpu_ns());
-  // The log ends the phases that closed, innermost first, as the replay
-  // reads them.
-  log_phase(serialized_events_, [&] {
-    for (auto it = open.rbegin(); it != open.rend(); ++it) {
-      if (std::find(open_phases_.begin(), open_phases_.end(), *it) == open_phases_.end()) {
-        events_->on_phase_end(*it, phases_[*it]);
-      }
-    }
-  });
 }
 
 void CompileSession::end_phase_locked(PhaseIndex index, bool failed, std::uint64_t thread,
                                       Nanoseconds cpu) {
-  const auto open = std::find(open_phases_.begin(), open_phases_.end(), index);
-  if (open == open_phases_.end()) return;
+  if (std::find(open_phases_.begin(), open_phases_.end(), index) == open_phases_.end()) return;
   const Nanoseconds now = clock_->now_ns();
   // Phases opened inside this one on its thread and still open end with
-  // it: the error that ended it ended them.
+  // it: the error that ended it ended them. They are closed, and logged,
+  // innermost first, as the replay reads them.
+  std::vector<PhaseIndex> closed;
   const std::uint64_t owner = phases_[index].thread;
   for (auto it = open_phases_.end(); it != open_phases_.begin();) {
     --it;
@@ -221,6 +211,7 @@ void CompileSession::end_phase_locked(PhaseIndex index, bool failed, std::uint64
     if (phase.thread != owner || *it < index) continue;
     phase.duration_ns = now - phase.start_ns;
     phase.flags |= kPhaseFailed;
+    closed.push_back(*it);
     it = open_phases_.erase(it);
   }
   Phase& phase = phases_[index];
@@ -229,7 +220,11 @@ void CompileSession::end_phase_locked(PhaseIndex index, bool failed, std::uint64
   if (thread == owner && cpu >= 0 && phase_cpu_start_[index] >= 0) {
     phase.cpu_ns = cpu - phase_cpu_start_[index];
   }
+  closed.push_back(index);
   open_phases_.erase(std::find(open_phases_.begin(), open_phases_.end(), index));
+  log_phase(serialized_events_, [&] {
+    for (PhaseIndex i : closed) events_->on_phase_end(i, phases_[i]);
+  });
 }
 
 PhaseIndex CompileSession::add_phase(Phase phase) {
@@ -270,7 +265,14 @@ PhaseIndex CompileSession::current_phase() const {
   return current_phase_locked();
 }
 
+std::vector<Phase> CompileSession::phases() const {
+  std::lock_guard lock(mutex_);
+  return phases_;
+}
+
 PhaseIndex CompileSession::current_phase_locked() const {
+  // Every new section asks: without phases, no system call for the thread.
+  if (open_phases_.empty()) return kNoPhase;
   const std::uint64_t thread = this_thread_key();
   for (auto it = open_phases_.rbegin(); it != open_phases_.rend(); ++it) {
     if (phases_[*it].thread == thread) return *it;
@@ -309,9 +311,7 @@ void CompileSession::section_closed(const Recorder& section) noexcept {
   try {
     // Rendered only when it goes somewhere: it sorts every record.
     if (settings_.report != ReportTarget::off) {
-      std::optional<std::string_view> context;
-      if (!section.context_label().empty()) context = section.context_label();
-      write_report(section.report(context));
+      write_section_report(section.section(), section.context_label());
     }
   } catch (const std::exception& e) {
     complain(fmt::format("cannot write the pass timing report: {}", e.what()));
@@ -361,18 +361,9 @@ bool CompileSession::end(bool with_report) noexcept {
     ok = false;
   }
   // Phases still open did not end: the compile stopped in them.
-  if (!open_phases_.empty()) {
-    const std::vector<PhaseIndex> open = open_phases_;
-    while (!open_phases_.empty()) {
-      const PhaseIndex first = open_phases_.front();
-      end_phase_locked(first, /*failed=*/true, phases_[first].thread, -1);
-    }
-    // The log ends them too, innermost first, as end_phase() does.
-    log_phase(serialized_events_, [&] {
-      for (auto it = open.rbegin(); it != open.rend(); ++it) {
-        events_->on_phase_end(*it, phases_[*it]);
-      }
-    });
+  while (!open_phases_.empty()) {
+    const PhaseIndex first = open_phases_.front();
+    end_phase_locked(first, /*failed=*/true, phases_[first].thread, -1);
   }
   finished_ = true;
   for (const auto& section : sections_) {
@@ -397,11 +388,7 @@ bool CompileSession::end(bool with_report) noexcept {
     if (with_report && settings_.report != ReportTarget::off) {
       for (const Section& added : added_sections_) {
         try {
-          std::optional<std::string_view> context;
-          if (!added.context.empty()) context = added.context;
-          ok = write_report(render_report(added, settings_.threshold_ms, context,
-                                          report_style(settings_.source))) &&
-               ok;
+          ok = write_section_report(added, added.context) && ok;
         } catch (const std::exception& e) {
           complain(fmt::format("cannot write the pass timing report: {}", e.what()));
           ok = false;
@@ -413,7 +400,7 @@ bool CompileSession::end(bool with_report) noexcept {
   if (with_report && settings_.report != ReportTarget::off && !phases_.empty()) {
     // Beside the passes' report, never inside it: that one stays the seed's.
     try {
-      ok = write_report(render_phase_table(profile())) && ok;
+      ok = write_report(render_phase_table(phases_)) && ok;
     } catch (const std::exception& e) {
       complain(fmt::format("cannot build the phase table: {}", e.what()));
       ok = false;
@@ -423,6 +410,13 @@ bool CompileSession::end(bool with_report) noexcept {
   lock.unlock();
   unregister_at_exit(this);
   return ok;
+}
+
+bool CompileSession::write_section_report(const Section& section, const std::string& label) {
+  std::optional<std::string_view> context;
+  if (!label.empty()) context = label;
+  return write_report(
+      render_report(section, settings_.threshold_ms, context, report_style(settings_.source)));
 }
 
 bool CompileSession::write_report(const std::string& report) noexcept {

@@ -52,7 +52,7 @@ TEST(CliPhasesTest, ReportPrintsThePhaseTableAfterTheUnchangedReport) {
                 "  codegen                                            1.0000    8.3%      1\n"
                 "  nvcc  kernel.cu  [failed]                          0.5000    4.2%      1\n"
                 "  (untimed)                                          4.5000   37.5%       \n");
-  EXPECT_EQ(r.out, old.out + "\n" + render_phase_table(phased_profile()));
+  EXPECT_EQ(r.out, old.out + "\n" + render_phase_table(phased_profile().phases));
 }
 
 TEST(CliPhasesTest, SummaryAddsPhasesUpByPath) {

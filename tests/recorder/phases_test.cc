@@ -185,7 +185,7 @@ TEST(PhasesTest, TheTableGroupsSiblingsAndShowsWhatNoPhaseCovers) {
                     .flags = kPhaseFailed});
   Profile p;
   p.phases = phases;
-  EXPECT_EQ(render_phase_table(p),
+  EXPECT_EQ(render_phase_table(p.phases),
             "Phases\n"
             "Phase                                              Time (s)   Share  Count\n"
             "compile  lvm.c                                       0.0000  100.0%      1\n"
@@ -199,7 +199,7 @@ TEST(PhasesTest, TheTableGroupsSiblingsAndShowsWhatNoPhaseCovers) {
   EXPECT_EQ(rows[2].duration_ns, 300);
   EXPECT_TRUE(rows[4].untimed);
   EXPECT_EQ(rows[4].duration_ns, 50);
-  EXPECT_EQ(render_phase_table(Profile{}), "");
+  EXPECT_EQ(render_phase_table({}), "");
 }
 
 }  // namespace

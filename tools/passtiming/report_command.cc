@@ -22,7 +22,7 @@ namespace {
 void write_phase_table(const Profile& profile, OutputFile& out) {
   if (profile.phases.empty()) return;
   out.write("\n");
-  out.write(render_phase_table(profile));
+  out.write(render_phase_table(profile.phases));
 }
 
 }  // namespace

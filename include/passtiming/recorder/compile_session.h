@@ -96,6 +96,9 @@ class CompileSession {
   void add_section(Section section);
   /// The phase the calling thread has open, or kNoPhase.
   PhaseIndex current_phase() const;
+  /// The phases so far (an open one with the duration it had when it last
+  /// changed: 0 until it ends), a parent before its children.
+  std::vector<Phase> phases() const;
   /// Each section recorded so far outside every phase is placed in the
   /// innermost phase that holds the start of its first pass: for a source
   /// that learns its compile's phases after its passes (the LLVM plugin,
@@ -147,13 +150,17 @@ class CompileSession {
   /// the profile so far are written.
   void section_closed(const Recorder& section) noexcept;
   bool end(bool with_report) noexcept;
+  /// Writes the report of `section`, with a `Context:` line of `label` when
+  /// it is not empty; false on failure. Throws what rendering throws.
+  bool write_section_report(const Section& section, const std::string& label);
   /// Writes `report` where the settings send it; false on failure.
   bool write_report(const std::string& report) noexcept;
   bool write_profile() noexcept;
   /// Appends the profile's outcome to the status file when it differs from
   /// the last one appended. Never fails.
   void record_profile_status(bool written, const std::string& message) noexcept;
-  /// end_phase() under the lock; `cpu` is `thread`'s CPU time now (-1: none).
+  /// end_phase() under the lock, the event log told; `cpu` is `thread`'s
+  /// CPU time now (-1: none).
   void end_phase_locked(PhaseIndex phase, bool failed, std::uint64_t thread, Nanoseconds cpu);
   PhaseIndex current_phase_locked() const;
   /// One message about a file of the session, on the report's channel.
