@@ -331,15 +331,13 @@ ImportedTimeTrace import_clang_time_trace(std::string_view text, std::string_vie
                    : pid > 0     ? static_cast<std::uint64_t>(pid)
                                  : 0;
   builder.out.pid = pid;
-  for (const Event& e : list) {
+  for (Event& e : list) {
     builder.close_until(e.start_ns);
     // An event that ends after its enclosing scope (clang rounds to
     // microseconds) is clipped to it, so that the phases stay a tree.
     if (!builder.stack.empty()) {
       const Event& outer = *builder.stack.back().event;
-      Event& inner = const_cast<Event&>(e);
-      inner.duration_ns =
-          std::min(inner.duration_ns, outer.start_ns + outer.duration_ns - inner.start_ns);
+      e.duration_ns = std::min(e.duration_ns, outer.start_ns + outer.duration_ns - e.start_ns);
     }
     builder.open(e);
   }

@@ -46,13 +46,23 @@ std::string held_text() {
   return text;
 }
 
-/// The object file of the command line's `-o`, "" when none.
-std::string output_of(std::span<const std::string> arguments) {
-  std::string output;
-  for (std::size_t i = 1; i + 1 < arguments.size(); ++i) {
-    if (arguments[i] == "-o") output = arguments[i + 1];
+/// The command line's last `-ftime-trace` ("") or `-ftime-trace=VALUE`
+/// (VALUE), the one clang's driver takes; none when it has neither.
+std::optional<std::string> time_trace_option(std::span<const std::string> arguments) {
+  std::optional<std::string> option;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "-ftime-trace") option = "";
+    if (arguments[i].starts_with("-ftime-trace=")) option = arguments[i].substr(13);
   }
-  return output == "-" ? std::string() : output;
+  return option;
+}
+
+/// The name clang's driver gives the trace of a compile to `output` in a
+/// folder: the output's file name with `.json`.
+fs::path trace_name(const std::string& output) {
+  fs::path name = fs::path(output).filename();
+  name.replace_extension(".json");
+  return name;
 }
 
 /// The file clang will write run's trace to, from the command line: cc1's
@@ -61,18 +71,12 @@ std::string output_of(std::span<const std::string> arguments) {
 /// later `-ftime-trace` of the user's wins. "" when it cannot be told.
 std::string run_trace_path(std::span<const std::string> arguments, const std::string& folder) {
   const bool cc1 = arguments.size() > 1 && arguments[1] == "-cc1";
-  std::string last;
-  for (std::size_t i = 1; i < arguments.size(); ++i) {
-    if (arguments[i] == "-ftime-trace") last = "-";
-    if (arguments[i].starts_with("-ftime-trace=")) last = arguments[i].substr(13);
-  }
-  if (last.empty() || !last.starts_with(folder)) return {};
-  if (cc1) return last;
-  const std::string output = output_of(arguments);
+  const std::optional<std::string> option = time_trace_option(arguments);
+  if (!option || option->empty() || !option->starts_with(folder)) return {};
+  if (cc1) return *option;
+  const std::string output = output_file(arguments);
   if (output.empty()) return {};
-  fs::path name = fs::path(output).filename();
-  name.replace_extension(".json");
-  return (fs::path(folder) / name).string();
+  return (fs::path(folder) / trace_name(output)).string();
 }
 
 std::string read_text(const std::string& path, std::size_t limit = std::string::npos) {
@@ -91,19 +95,11 @@ std::string read_text(const std::string& path, std::size_t limit = std::string::
 /// driver names it: PATH when it is a file; in PATH (a folder, or ending in
 /// '/') or beside the output, the output's name with `.json`.
 std::optional<std::string> users_trace(std::span<const std::string> arguments) {
-  std::optional<std::string> option;
-  std::string output;
-  for (std::size_t i = 1; i < arguments.size(); ++i) {
-    const std::string& a = arguments[i];
-    if (a == "-ftime-trace") option = "";
-    if (a.starts_with("-ftime-trace=")) option = a.substr(13);
-    if (a == "-o" && i + 1 < arguments.size()) output = arguments[++i];
-  }
-  if (!option || output.empty() || output == "-") return std::nullopt;
-  const fs::path out(output);
-  fs::path name = out.filename();
-  name.replace_extension(".json");
-  if (option->empty()) return (out.parent_path() / name).string();
+  const std::optional<std::string> option = time_trace_option(arguments);
+  const std::string output = output_file(arguments);
+  if (!option || output.empty()) return std::nullopt;
+  const fs::path name = trace_name(output);
+  if (option->empty()) return (fs::path(output).parent_path() / name).string();
   std::error_code ec;
   if (option->ends_with('/') || fs::is_directory(*option, ec)) {
     return (fs::path(*option) / name).string();
@@ -191,7 +187,7 @@ void import_time_trace_at_finish(CompileSession& session, const std::string* tra
     const std::vector<TimeTraceFile> files = find_time_traces(folder, arguments, ::getpid());
     // Clang removes a failed compile's output: a compile of one unit whose
     // output is missing now failed, in the last phase its trace shows.
-    const std::string output = output_of(arguments);
+    const std::string output = output_file(arguments);
     std::error_code missing;
     const bool failed = files.size() == 1 && !output.empty() && !fs::exists(output, missing);
     for (const TimeTraceFile& file : files) {

@@ -5,17 +5,19 @@
 
 namespace passtiming::llvm_plugin {
 
+std::string output_file(std::span<const std::string> arguments) {
+  std::string output;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "-o" && i + 1 < arguments.size()) output = arguments[++i];
+  }
+  return output == "-" ? std::string() : output;
+}
+
 std::string translation_unit_context(std::string_view module_identifier,
                                      std::span<const std::string> arguments) {
-  std::string_view output;
-  for (std::size_t i = 1; i < arguments.size(); ++i) {
-    const std::string& argument = arguments[i];
-    // Only the separate form: the joined `-oFILE` cannot be told from
-    // options such as cc1's `-object-file-name=`.
-    if (argument == "-o" && i + 1 < arguments.size()) output = arguments[++i];
-  }
+  const std::string output = output_file(arguments);
   std::string context(module_identifier);
-  if (!output.empty() && output != "-") {
+  if (!output.empty()) {
     context += context.empty() ? "" : " ";
     context += "-> ";
     context += output;

@@ -19,6 +19,11 @@ namespace passtiming::llvm_plugin {
 std::string translation_unit_context(std::string_view module_identifier,
                                      std::span<const std::string> arguments);
 
+/// The output file of the command line: the last `-o FILE` (only the
+/// separate form: the joined `-oFILE` cannot be told from options such as
+/// cc1's `-object-file-name=`); "" when there is none or it is `-`.
+std::string output_file(std::span<const std::string> arguments);
+
 /// This process's command line (/proc/self/cmdline); empty where it cannot
 /// be read.
 std::vector<std::string> process_arguments();
