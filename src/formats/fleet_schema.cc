@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <iterator>
 #include <string>
 
 #include "passtiming/formats/fleet.h"
@@ -12,59 +13,52 @@
 namespace passtiming {
 namespace {
 
+/// The run's columns, the first of every row of both tables: who ran which
+/// compile, where and when. A change here is a change of both
+/// kRowSchemaVersion and kPhaseRowSchemaVersion.
+constexpr RowColumn kRunColumns[] = {
+    {"schema_version", "UInt8"},
+    {"run_id", "String"},
+    {"host", "String"},
+    {"start_time", "DateTime"},
+    {"command", "String"},
+    {"tool", "String"},
+    {"commit", "String"},
+    {"build_id", "String"},
+    {"meta_keys", "Array(String)"},
+    {"meta_values", "Array(String)"},
+};
+
+/// kRunColumns, then a table's own columns.
+template <std::size_t N>
+constexpr std::array<RowColumn, std::size(kRunColumns) + N> after_run_columns(
+    const RowColumn (&own)[N]) {
+  std::array<RowColumn, std::size(kRunColumns) + N> all{};
+  std::size_t i = 0;
+  for (const RowColumn& column : kRunColumns) all[i++] = column;
+  for (const RowColumn& column : own) all[i++] = column;
+  return all;
+}
+
 /// In the order write_rows writes them; a change here is a change of
 /// kRowSchemaVersion.
-constexpr std::array<RowColumn, 22> kColumns{{
-    {"schema_version", "UInt8"},
-    {"run_id", "String"},
-    {"host", "String"},
-    {"start_time", "DateTime"},
-    {"command", "String"},
-    {"tool", "String"},
-    {"commit", "String"},
-    {"build_id", "String"},
-    {"meta_keys", "Array(String)"},
-    {"meta_values", "Array(String)"},
-    {"section", "UInt32"},
-    {"context", "String"},
-    {"sequence", "UInt32"},
-    {"parent_sequence", "Int64"},
-    {"pass", "String"},
-    {"kernel", "String"},
-    {"depth", "UInt16"},
-    {"thread", "UInt64"},
-    {"start_ns", "UInt64"},
-    {"inclusive_ns", "UInt64"},
-    {"self_ns", "UInt64"},
-    {"failed", "UInt8"},
-}};
+constexpr RowColumn kPassColumns[] = {
+    {"section", "UInt32"},        {"context", "String"}, {"sequence", "UInt32"},
+    {"parent_sequence", "Int64"}, {"pass", "String"},    {"kernel", "String"},
+    {"depth", "UInt16"},          {"thread", "UInt64"},  {"start_ns", "UInt64"},
+    {"inclusive_ns", "UInt64"},   {"self_ns", "UInt64"}, {"failed", "UInt8"},
+};
+constexpr auto kColumns = after_run_columns(kPassColumns);
 
 /// In the order write_phase_rows writes them; a change here is a change of
-/// kPhaseRowSchemaVersion. The run's columns are the pass rows' first ten.
-constexpr std::array<RowColumn, 22> kPhaseColumns{{
-    {"schema_version", "UInt8"},
-    {"run_id", "String"},
-    {"host", "String"},
-    {"start_time", "DateTime"},
-    {"command", "String"},
-    {"tool", "String"},
-    {"commit", "String"},
-    {"build_id", "String"},
-    {"meta_keys", "Array(String)"},
-    {"meta_values", "Array(String)"},
-    {"phase", "UInt32"},
-    {"parent", "Int64"},
-    {"path", "String"},
-    {"name", "String"},
-    {"detail", "String"},
-    {"depth", "UInt16"},
-    {"thread", "UInt64"},
-    {"start_ns", "Int64"},
-    {"duration_ns", "UInt64"},
-    {"cpu_ns", "Int64"},
-    {"failed", "UInt8"},
-    {"section_count", "UInt32"},
-}};
+/// kPhaseRowSchemaVersion.
+constexpr RowColumn kPhaseOwnColumns[] = {
+    {"phase", "UInt32"},  {"parent", "Int64"},   {"path", "String"},
+    {"name", "String"},   {"detail", "String"},  {"depth", "UInt16"},
+    {"thread", "UInt64"}, {"start_ns", "Int64"}, {"duration_ns", "UInt64"},
+    {"cpu_ns", "Int64"},  {"failed", "UInt8"},   {"section_count", "UInt32"},
+};
+constexpr auto kPhaseColumns = after_run_columns(kPhaseOwnColumns);
 
 std::string column_list(std::span<const RowColumn> columns) {
   std::string out;
@@ -97,15 +91,10 @@ std::span<const RowColumn> row_columns() {
 }
 
 std::string row_table_ddl(std::string_view table) {
-  std::string columns;
-  for (const RowColumn& column : kColumns) {
-    if (!columns.empty()) columns += ", ";
-    columns += fmt::format("{} {}", column.name, column.type);
-  }
   return fmt::format(
       "CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = ReplacingMergeTree "
       "PARTITION BY toYYYYMM(start_time) ORDER BY (pass, start_time, run_id, section, sequence)",
-      table, columns);
+      table, column_list(kColumns));
 }
 
 }  // namespace passtiming
