@@ -13,16 +13,7 @@ trap 'rm -rf "$work"' EXIT
 
 # The example's kernels repeated `copies` times under new names; the
 # transform schedule once at the end.
-python3 - "$root/examples/mlir/matmul_tiled.mlir" "$copies" > "$work/input.mlir" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-head = "module attributes {transform.with_named_sequence} {\n"
-begin = text.index(head) + len(head)
-end = text.index("  transform.named_sequence")
-body = text[begin:end]
-out = head + "".join(re.sub(r"@matmul_", f"@r{i}_matmul_", body) for i in range(int(sys.argv[2])))
-print(out + text[end:], end="")
-PY
+python3 "$root/bench/mlir/repeat_kernels.py" "$root/examples/mlir/matmul_tiled.mlir" "$copies" > "$work/input.mlir"
 
 pipeline="$(tr -d '\n' < "$root/examples/mlir/pipeline.txt")"
 run="$tool $work/input.mlir --pass-pipeline='$pipeline' -o /dev/null"

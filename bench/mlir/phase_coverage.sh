@@ -19,16 +19,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 cp "$root/examples/mlir/matmul_tiled.mlir" "$work/x1.mlir"
-python3 - "$root/examples/mlir/matmul_tiled.mlir" "$copies" > "$work/x$copies.mlir" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-head = "module attributes {transform.with_named_sequence} {\n"
-begin = text.index(head) + len(head)
-end = text.index("  transform.named_sequence")
-body = text[begin:end]
-out = head + "".join(re.sub(r"@matmul_", f"@r{i}_matmul_", body) for i in range(int(sys.argv[2])))
-print(out + text[end:], end="")
-PY
+python3 "$root/bench/mlir/repeat_kernels.py" "$root/examples/mlir/matmul_tiled.mlir" "$copies" > "$work/x$copies.mlir"
 
 pipeline="$(tr -d '\n' < "$root/examples/mlir/pipeline.txt")"
 echo "$("$tool" --version 2>&1 | grep -m1 -i version | sed 's/^ *//'); load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mlir_opt_support.h"
 #include "passtiming/engine/phase.h"
 #include "passtiming/formats/phase_report.h"
 #include "passtiming/formats/profile_io.h"
@@ -28,25 +29,13 @@ using passtiming::Phase;
 using passtiming::PhaseIndex;
 using passtiming::Profile;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::string example(const std::string& name) {
-  return std::string(PASSTIMING_MLIR_EXAMPLE_DIR) + "/" + name;
-}
+using passtiming::testing::example;
+using passtiming::testing::pipeline_arg;
+using passtiming::testing::read_text;
+using passtiming::testing::ToolRun;
 
 std::string data(const std::string& name) {
   return std::string(PASSTIMING_MLIR_TEST_DATA) + "/" + name;
-}
-
-std::string pipeline_arg() {
-  std::string text = read_text(example("pipeline.txt"));
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return "'--pass-pipeline=" + text + "'";
 }
 
 fs::path scratch() {
@@ -56,23 +45,9 @@ fs::path scratch() {
   return dir;
 }
 
-struct ToolRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
 /// Runs `program` with `args` (already shell-quoted).
 ToolRun run(const std::string& program, const std::string& args) {
-  const fs::path dir = scratch();
-  const std::string command =
-      program + " " + args + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int raw = std::system(command.c_str());
-  ToolRun r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = read_text(dir / "out");
-  r.err = read_text(dir / "err");
-  return r;
+  return passtiming::testing::run_program(program, args, scratch());
 }
 
 /// passtiming-mlir-opt writing its profile; the profile read back.

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "mlir_opt_support.h"
 #include "passtiming/formats/event_log.h"
 #include "passtiming/formats/profile_io.h"
 #include "passtiming/formats/profile_json.h"
@@ -24,46 +25,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::string example(const std::string& name) {
-  return std::string(PASSTIMING_MLIR_EXAMPLE_DIR) + "/" + name;
-}
-
-std::string pipeline() {
-  std::string text = read_text(example("pipeline.txt"));
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
-struct ToolRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using passtiming::testing::example;
+using passtiming::testing::pipeline_arg;
+using passtiming::testing::read_text;
+using passtiming::testing::ToolRun;
 
 /// Runs passtiming-mlir-opt with `args` (already shell-quoted).
 ToolRun run_tool(const std::string& args) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("passtiming-mlir-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string command = std::string(PASSTIMING_MLIR_OPT) + " " + args + " >" +
-                              (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int raw = std::system(command.c_str());
-  ToolRun run;
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = read_text(dir / "out");
-  run.err = read_text(dir / "err");
-  return run;
-}
-
-std::string pipeline_arg() {
-  return "'--pass-pipeline=" + pipeline() + "'";
+  return passtiming::testing::run_program(
+      PASSTIMING_MLIR_OPT, args,
+      fs::temp_directory_path() / ("passtiming-mlir-" + std::to_string(::getpid())));
 }
 
 struct Row {
