@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,12 +149,17 @@ RowWriter::RowWriter(const Profile& profile, const RunIdentity& run) : profile_(
 }
 
 void RowWriter::append(std::string& out, std::size_t s, std::size_t index) {
+  append(out, s, index, static_cast<std::uint32_t>(s));
+}
+
+void RowWriter::append(std::string& out, std::size_t s, std::size_t index, std::uint32_t number) {
   const Section& section = profile_.sections[s];
-  if (s != section_) {
+  if (s != section_ || number != number_) {
     // What every row of the section repeats, and its names, escaped once.
     section_ = s;
+    number_ = number;
     section_head_ = head_;
-    section_head_ += fmt::format("\"section\":{},", s);
+    section_head_ += fmt::format("\"section\":{},", number);
     member(section_head_, "context", section.context);
     quoted_.assign(section.names.size(), std::string());
     for (std::size_t id = 0; id < quoted_.size(); ++id) {
@@ -225,6 +232,82 @@ void write_phase_rows(const Profile& profile, const RunIdentity& run, const Text
     if (out.size() >= kTextPieceBytes) {
       sink(out);
       out.clear();
+    }
+  }
+  if (!out.empty()) sink(out);
+}
+
+std::vector<FleetRun> fleet_runs(const Profile& profile, const MetaPairs& meta,
+                                 const Environment& env) {
+  std::vector<FleetRun> runs;
+  const bool one_run =
+      std::any_of(meta.begin(), meta.end(), [](const auto& kv) { return kv.first == "run_id"; });
+  // The metadata of each run, in order of its first section.
+  std::vector<const ProfileMetadata*> recorded_by;
+  for (std::size_t s = 0; s < profile.sections.size(); ++s) {
+    const Section& section = profile.sections[s];
+    const ProfileMetadata& metadata =
+        one_run || section.origin.empty() ? profile.metadata : section.origin.metadata;
+    std::size_t r = 0;
+    while (r < recorded_by.size() && !(*recorded_by[r] == metadata)) ++r;
+    if (r == runs.size()) {
+      recorded_by.push_back(&metadata);
+      runs.push_back({run_identity(metadata, meta, env), {}});
+    }
+    FleetRun& run = runs[r];
+    // Numbered among the run's sections, empty ones included, as the
+    // recorded profile numbers them.
+    const auto number = static_cast<std::uint32_t>(
+        one_run ? s
+                : std::count_if(profile.sections.begin(),
+                                profile.sections.begin() + static_cast<std::ptrdiff_t>(s),
+                                [&](const Section& before) {
+                                  return (before.origin.empty()
+                                              ? profile.metadata
+                                              : before.origin.metadata) == metadata;
+                                }));
+    if (!section.records.empty()) run.sections.push_back({s, number});
+  }
+  return runs;
+}
+
+void check_rows(const Profile& profile, std::string_view path) {
+  for (std::size_t s = 0; s < profile.sections.size(); ++s) {
+    std::vector<std::uint32_t> sequences;
+    sequences.reserve(profile.sections[s].records.size());
+    for (const Record& r : profile.sections[s].records) {
+      if (r.start_ns < 0) {
+        throw std::invalid_argument(fmt::format(
+            "{}: section {}: the record with sequence {} starts at {} ns (start_ns is unsigned "
+            "in the table)",
+            path, s, r.sequence, r.start_ns));
+      }
+      sequences.push_back(r.sequence);
+    }
+    std::sort(sequences.begin(), sequences.end());
+    const auto twice = std::adjacent_find(sequences.begin(), sequences.end());
+    if (twice != sequences.end()) {
+      throw std::invalid_argument(fmt::format(
+          "{}: section {}: two records with sequence {} (a row is stored by run_id, section "
+          "and sequence)",
+          path, s, *twice));
+    }
+  }
+}
+
+void write_rows(const Profile& profile, const std::vector<FleetRun>& runs, const TextSink& sink) {
+  std::string out;
+  out.reserve(kTextPieceBytes + 4096);
+  for (const FleetRun& run : runs) {
+    RowWriter writer(profile, run.identity);
+    for (const RunSection& section : run.sections) {
+      for (std::size_t i = 0; i < profile.sections[section.index].records.size(); ++i) {
+        writer.append(out, section.index, i, section.number);
+        if (out.size() >= kTextPieceBytes) {
+          sink(out);
+          out.clear();
+        }
+      }
     }
   }
   if (!out.empty()) sink(out);

@@ -69,17 +69,35 @@ std::string column_list(std::span<const RowColumn> columns) {
   return out;
 }
 
+/// The ENGINE clause of `table`. A replicated table's ZooKeeper path names
+/// the shard by macro and the table as given; its replicas share it. The
+/// server keeps the checksums of the last 1000 blocks stored (100 by
+/// default) to drop a repeated one: enough for every INSERT of many pushes
+/// running at the same moment.
+std::string engine_clause(std::string_view table, TableEngine engine) {
+  if (engine == TableEngine::kReplicated) {
+    return fmt::format(
+        "ReplicatedReplacingMergeTree('/clickhouse/tables/{{shard}}/{}', '{{replica}}')", table);
+  }
+  return "ReplacingMergeTree";
+}
+
+std::string engine_settings(TableEngine engine) {
+  return engine == TableEngine::kReplicated ? " SETTINGS replicated_deduplication_window = 1000"
+                                            : "";
+}
+
 }  // namespace
 
 std::span<const RowColumn> phase_row_columns() {
   return kPhaseColumns;
 }
 
-std::string phase_table_ddl(std::string_view table) {
+std::string phase_table_ddl(std::string_view table, TableEngine engine) {
   return fmt::format(
-      "CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = ReplacingMergeTree "
-      "PARTITION BY toYYYYMM(start_time) ORDER BY (path, start_time, run_id, phase)",
-      table, column_list(kPhaseColumns));
+      "CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = {} "
+      "PARTITION BY toYYYYMM(start_time) ORDER BY (path, start_time, run_id, phase){}",
+      table, column_list(kPhaseColumns), engine_clause(table, engine), engine_settings(engine));
 }
 
 std::string phase_table_name(std::string_view table) {
@@ -90,11 +108,14 @@ std::span<const RowColumn> row_columns() {
   return kColumns;
 }
 
-std::string row_table_ddl(std::string_view table) {
+std::string row_table_ddl(std::string_view table, TableEngine engine) {
+  // The check of a push reads `WHERE run_id IN (…)` and counts sequences
+  // per section: the key's leading columns, a few granules of a table of
+  // any size.
   return fmt::format(
-      "CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = ReplacingMergeTree "
-      "PARTITION BY toYYYYMM(start_time) ORDER BY (pass, start_time, run_id, section, sequence)",
-      table, column_list(kColumns));
+      "CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = {} "
+      "PARTITION BY toYYYYMM(start_time) ORDER BY (run_id, section, sequence){}",
+      table, column_list(kColumns), engine_clause(table, engine), engine_settings(engine));
 }
 
 }  // namespace passtiming

@@ -16,7 +16,7 @@
 
 #include "browser/sample_profiles.h"
 #include "cli_test_support.h"
-#include "clickhouse_client.h"
+#include "passtiming/fleet/clickhouse_http.h"
 #include "passtiming/formats/fleet.h"
 #include "passtiming/formats/profile_json.h"
 
@@ -57,7 +57,7 @@ TEST(RowTableTest, PrintSchemaPrintsTheOneStatement) {
             "UInt32, context String, sequence UInt32, parent_sequence Int64, pass String, kernel "
             "String, depth UInt16, thread UInt64, start_ns UInt64, inclusive_ns UInt64, self_ns "
             "UInt64, failed UInt8) ENGINE = ReplacingMergeTree PARTITION BY toYYYYMM(start_time) "
-            "ORDER BY (pass, start_time, run_id, section, sequence)\n");
+            "ORDER BY (run_id, section, sequence)\n");
   EXPECT_EQ(r.out, row_table_ddl("pass_executions") + "\n");
   const auto named = testing::run_tool({"push", "--print-schema", "--table", "fleet.runs"});
   ASSERT_EQ(named.status, 0) << named.err;
@@ -171,12 +171,12 @@ TEST_F(CliPushTest, CredentialsNeverAppearInAMessage) {
 }
 
 TEST(RedactedUrlTest, OnlyTheSecretsAreHidden) {
-  EXPECT_EQ(cli::redacted_url("http://127.0.0.1:8123/?database=x"),
+  EXPECT_EQ(fleet::redacted_url("http://127.0.0.1:8123/?database=x"),
             "http://127.0.0.1:8123/?database=x");
-  EXPECT_EQ(cli::redacted_url("https://u:p@h/db?key=1&keyword=2&k=3&pwd"),
+  EXPECT_EQ(fleet::redacted_url("https://u:p@h/db?key=1&keyword=2&k=3&pwd"),
             "https://u:***@h/db?key=***&keyword=***&k=3&pwd");
-  EXPECT_EQ(cli::redacted_url("http://u@h/"), "http://u@h/");
-  EXPECT_EQ(cli::redacted_url("not a url"), "<the --clickhouse URL>");
+  EXPECT_EQ(fleet::redacted_url("http://u@h/"), "http://u@h/");
+  EXPECT_EQ(fleet::redacted_url("not a url"), "<the --clickhouse URL>");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@ clickhouse-server) on a loopback port with a data directory of its own, the
 - `passtiming_cli`: the path of the `passtiming` executable.
 - `particles_profile`: a profile of a real `clang-19 -O2` compile of
   examples/c/particles.c, made once per session by `passtiming run`.
+- `replicas`: ZooKeeper and two clickhouse-server replicas of one shard
+  (r1, r2), started once per session (clickhouse_server.replica_pair).
 
 Nothing here is skipped: a missing server, CLI or compiler fails the tests.
 Only 127.0.0.1 is ever connected to.
@@ -24,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from clickhouse_server import ClickHouse  # noqa: E402
+from clickhouse_server import ClickHouse, ZooKeeper, replica_pair  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,6 +40,24 @@ def clickhouse():
         yield server
     finally:
         server.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def replicas():
+    directory = tempfile.mkdtemp(prefix="passtiming-replicas-")
+    zookeeper = ZooKeeper(Path(directory) / "zookeeper")
+    servers = replica_pair(directory, zookeeper)
+    try:
+        zookeeper.start()
+        for server in servers:
+            server.start()
+        yield servers
+    finally:
+        # Killed: a replica takes many seconds to stop, and its data goes.
+        for server in servers:
+            server.kill()
+        zookeeper.stop()
         shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -61,10 +61,15 @@ Action add_export_command(CLI::App& app) {
     try {
       OutputFile out(options->output);
       const TextSink sink = out.sink();
+      std::size_t input = 0;  // for_each_profile gives one profile an input, in order
       for_each_profile(options->inputs, [&](Profile&& profile) {
+        const std::string& path = options->inputs[input++];
         const RunIdentity run = run_identity(profile.metadata, meta);
         if (options->to == "rows") {
-          write_rows(profile, run, sink);
+          // What push refuses, export refuses: a row no table stores as is.
+          check_rows(profile, path);
+          // A merged profile's rows are its inputs' (fleet_runs).
+          write_rows(profile, fleet_runs(profile, meta), sink);
         } else if (options->to == "phase-rows") {
           write_phase_rows(profile, run, sink);
         } else {

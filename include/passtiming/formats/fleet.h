@@ -5,6 +5,7 @@
 /// OpenTelemetry spans in the OTLP JSON file format.
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,8 +19,11 @@
 namespace passtiming {
 
 /// The version of the row schema (docs/fleet.md). A row carries it as
-/// `schema_version`; a change of column meaning or type increments it.
-inline constexpr int kRowSchemaVersion = 1;
+/// `schema_version`; a change of column meaning or type, or of the table's
+/// sorting key, increments it. 2: the table is sorted by the identity of a
+/// pass execution (run_id, section, sequence), and a merged profile's
+/// sections are stored under their inputs' identity.
+inline constexpr int kRowSchemaVersion = 2;
 
 /// The version of the phase rows' schema (docs/fleet.md#phases), kept
 /// apart from kRowSchemaVersion: the phases are a table of their own.
@@ -54,9 +58,47 @@ struct RunIdentity {
 RunIdentity run_identity(const ProfileMetadata& metadata, const MetaPairs& meta,
                          const Environment& env = Environment::process());
 
+/// A section as its run numbers it: `index` in the profile, `number` the
+/// `section` column of its rows.
+struct RunSection {
+  std::size_t index = 0;
+  std::uint32_t number = 0;
+};
+
+/// The rows of one recorded run within a profile: its identity and its
+/// sections.
+struct FleetRun {
+  RunIdentity identity;
+  std::vector<RunSection> sections;
+};
+
+/// The runs whose rows `profile` holds. A profile as recorded is one run,
+/// its sections numbered by their index. A merged profile (sections with an
+/// origin, `passtiming merge`) holds the runs of its inputs: each section
+/// belongs to the run of its origin's metadata, numbered in order within
+/// it, as its input numbers it, so that the rows of a merged section are
+/// the rows of the same section of the input (same identity, same section
+/// number) and a merge stores nothing twice. `run_id=` in `meta` names one
+/// run: every section belongs to it, numbered by its index. Sections
+/// without records are left out.
+std::vector<FleetRun> fleet_runs(const Profile& profile, const MetaPairs& meta,
+                                 const Environment& env = Environment::process());
+
+/// Throws std::invalid_argument, naming `path`, the section and the
+/// sequence, when `profile` has rows no table can store as they are: two
+/// records of a section with one sequence (which name one pass execution)
+/// or a negative start (`start_ns` is unsigned). `export --to rows` and
+/// `push` refuse such a profile alike.
+void check_rows(const Profile& profile, std::string_view path);
+
 /// One JSON object per line per record of `profile`, in section order and
-/// then completion order, with the columns of docs/fleet.md.
+/// then completion order, with the columns of docs/fleet.md: every section
+/// under `run`, numbered by its index.
 void write_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink);
+
+/// The rows of `runs` (fleet_runs of `profile`), run after run, each
+/// section's records in completion order.
+void write_rows(const Profile& profile, const std::vector<FleetRun>& runs, const TextSink& sink);
 
 /// The rows of write_rows one at a time, for callers that send a profile in
 /// batches (`passtiming push`): what every row of the profile and of a
@@ -65,8 +107,10 @@ class RowWriter {
  public:
   /// `profile` must outlive the writer.
   RowWriter(const Profile& profile, const RunIdentity& run);
-  /// Appends the row (a line ending in '\n') of `section`'s record `index`.
+  /// Appends the row (a line ending in '\n') of `section`'s record `index`,
+  /// its `section` column `number` (by default, `section`).
   void append(std::string& out, std::size_t section, std::size_t index);
+  void append(std::string& out, std::size_t section, std::size_t index, std::uint32_t number);
   /// The members every row of the profile repeats, from the opening brace
   /// to the comma after `meta_values`.
   const std::string& head() const { return head_; }
@@ -75,6 +119,7 @@ class RowWriter {
   const Profile& profile_;
   std::string head_;
   std::size_t section_ = static_cast<std::size_t>(-1);
+  std::uint32_t number_ = 0;  ///< the section column of section_'s rows
   std::string section_head_;
   std::vector<std::string> quoted_;  ///< the section's names as JSON strings
 };
@@ -95,13 +140,24 @@ struct RowColumn {
 /// The columns of a row, in the order write_rows writes them.
 std::span<const RowColumn> row_columns();
 
+/// The engine of a fleet table (docs/fleet.md#the-table).
+enum class TableEngine {
+  /// ReplacingMergeTree on one server: a push's check of what is stored is
+  /// its only guard against storing a row twice.
+  kReplacing,
+  /// ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/<table>',
+  /// '{replica}'): the server also drops an INSERT block identical to one
+  /// stored, which makes concurrent and repeated pushes store each row once.
+  kReplicated,
+};
+
 /// The ClickHouse statement that makes `table` for the rows (docs/fleet.md):
-/// `CREATE TABLE IF NOT EXISTS <table> (<columns>) ENGINE = ReplacingMergeTree
-/// PARTITION BY toYYYYMM(start_time) ORDER BY (pass, start_time, run_id,
-/// section, sequence)`. The sorting key puts pass and time first for the
-/// queries; run_id, section and sequence make it name one pass execution, so
-/// a row stored twice is one row after a merge. `table` is used as given.
-std::string row_table_ddl(std::string_view table);
+/// `CREATE TABLE IF NOT EXISTS <table> (<columns>) ENGINE = <engine>
+/// PARTITION BY toYYYYMM(start_time) ORDER BY (run_id, section, sequence)`.
+/// The sorting key is the identity of a pass execution, so that a push's
+/// check of a run reads a range of the key, and a row stored twice is one
+/// row after a merge. `table` is used as given.
+std::string row_table_ddl(std::string_view table, TableEngine engine = TableEngine::kReplacing);
 
 /// The columns of a phase row, in the order write_phase_rows writes them.
 std::span<const RowColumn> phase_row_columns();
@@ -110,7 +166,7 @@ std::span<const RowColumn> phase_row_columns();
 /// `CREATE TABLE IF NOT EXISTS <table> (<columns>) ENGINE = ReplacingMergeTree
 /// PARTITION BY toYYYYMM(start_time) ORDER BY (path, start_time, run_id,
 /// phase)`; run_id and phase name one phase of one run.
-std::string phase_table_ddl(std::string_view table);
+std::string phase_table_ddl(std::string_view table, TableEngine engine = TableEngine::kReplacing);
 
 /// The phase table that goes with the pass table `table`: `table` + "_phases".
 std::string phase_table_name(std::string_view table);

@@ -1,14 +1,15 @@
-#include "clickhouse_client.h"
+#include "passtiming/fleet/clickhouse_http.h"
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 
-namespace passtiming::cli {
+namespace passtiming::fleet {
 namespace {
 
 std::size_t append_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -24,10 +25,12 @@ std::string escaped(CURL* curl, std::string_view text) {
   return out;
 }
 
-/// `base` with the parameters `query` and `query_id` added, URL-encoded.
+/// `base` with the parameters `query`, `query_id` and `settings` added,
+/// URL-encoded.
 std::string url_with(CURL* curl, const std::string& base, std::string_view query,
-                     std::string_view query_id) {
-  if (query.empty() && query_id.empty()) return base;
+                     std::string_view query_id,
+                     const std::vector<std::pair<std::string, std::string>>& settings) {
+  if (query.empty() && query_id.empty() && settings.empty()) return base;
   std::string url = base;
   if (url.find('?') != std::string::npos) {
     url += '&';
@@ -38,9 +41,17 @@ std::string url_with(CURL* curl, const std::string& base, std::string_view query
     if (path == std::string::npos) url += '/';
     url += '?';
   }
-  if (!query.empty()) url += "query=" + escaped(curl, query);
-  if (!query.empty() && !query_id.empty()) url += '&';
-  if (!query_id.empty()) url += "query_id=" + escaped(curl, query_id);
+  std::string_view separator;
+  auto add = [&](std::string_view name, std::string_view value) {
+    url += separator;
+    url += name;
+    url += '=';
+    url += escaped(curl, value);
+    separator = "&";
+  };
+  if (!query.empty()) add("query", query);
+  if (!query_id.empty()) add("query_id", query_id);
+  for (const auto& [name, value] : settings) add(name, value);
   return url;
 }
 
@@ -115,6 +126,60 @@ std::string redacted_url(const std::string& url) {
   return shown;
 }
 
+std::vector<std::string> url_secrets(const std::string& url) {
+  std::vector<std::string> secrets;
+  CURLU* parsed = curl_url();
+  if (parsed == nullptr) return secrets;
+  auto add = [&secrets](std::string value) {
+    if (value.empty()) return;
+    // As written and as decoded: a message may quote either.
+    if (char* decoded =
+            curl_easy_unescape(nullptr, value.data(), static_cast<int>(value.size()), nullptr)) {
+      if (decoded[0] != '\0' && value != decoded) secrets.emplace_back(decoded);
+      curl_free(decoded);
+    }
+    secrets.push_back(std::move(value));
+  };
+  if (curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    if (std::optional<std::string> password = url_part(parsed, CURLUPART_PASSWORD)) {
+      add(*password);
+    }
+    if (std::optional<std::string> query = url_part(parsed, CURLUPART_QUERY)) {
+      std::string_view rest(*query);
+      while (!rest.empty()) {
+        const std::string_view pair = rest.substr(0, rest.find('&'));
+        rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
+        const std::size_t eq = pair.find('=');
+        if (eq != std::string_view::npos && secret_parameter(pair.substr(0, eq))) {
+          add(std::string(pair.substr(eq + 1)));
+        }
+      }
+    }
+  } else {
+    // Unparsed: what follows `:` before `@` may be a password.
+    const std::size_t at = url.find('@');
+    const std::size_t scheme = url.find("://");
+    const std::size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+    if (at != std::string::npos && at > start) {
+      const std::size_t colon = url.find(':', start);
+      if (colon != std::string::npos && colon < at) add(url.substr(colon + 1, at - colon - 1));
+    }
+  }
+  curl_url_cleanup(parsed);
+  return secrets;
+}
+
+std::string scrubbed(std::string text, const std::vector<std::string>& secrets) {
+  for (const std::string& secret : secrets) {
+    if (secret.empty()) continue;
+    for (std::size_t at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + 3)) {
+      text.replace(at, secret.size(), "***");
+    }
+  }
+  return text;
+}
+
 std::string HttpReply::message() const {
   if (!transported) return error;
   std::string_view text(body);
@@ -146,12 +211,13 @@ ClickHouseHttp::~ClickHouseHttp() {
 }
 
 HttpReply ClickHouseHttp::post(std::string_view query, std::string_view body,
-                               std::string_view query_id) {
+                               std::string_view query_id,
+                               const std::vector<std::pair<std::string, std::string>>& settings) {
   CURL* curl = static_cast<CURL*>(curl_);
   curl_easy_reset(curl);
   HttpReply reply;
   char error[CURL_ERROR_SIZE] = {};
-  const std::string url = url_with(curl, url_, query, query_id);
+  const std::string url = url_with(curl, url_, query, query_id, settings);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
@@ -188,4 +254,4 @@ std::string sql_string(std::string_view text) {
   return out;
 }
 
-}  // namespace passtiming::cli
+}  // namespace passtiming::fleet

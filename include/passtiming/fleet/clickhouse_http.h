@@ -4,12 +4,14 @@
 /// bounded by a timeout; statements reuse a kept-alive connection, and each
 /// INSERT (a POST with a `query`) takes a fresh one, since libcurl silently
 /// sends a request again on a reused connection that dies before the reply.
-/// No retries here; the caller decides what a failure means (push_command.cc).
+/// No retries here; the caller decides what a failure means (push.h).
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
-namespace passtiming::cli {
+namespace passtiming::fleet {
 
 /// What one HTTP exchange gave.
 struct HttpReply {
@@ -43,8 +45,10 @@ class ClickHouseHttp {
   /// ClickHouse runs it with the body as its data (`INSERT … FORMAT …`);
   /// otherwise the body is the statement. A non-empty `query_id` names the
   /// query (`system.processes`; the server refuses a second query of an id
-  /// while the first runs).
-  HttpReply post(std::string_view query, std::string_view body, std::string_view query_id = {});
+  /// while the first runs). `settings` are ClickHouse settings for this
+  /// query, sent as URL parameters (`max_insert_block_size`).
+  HttpReply post(std::string_view query, std::string_view body, std::string_view query_id = {},
+                 const std::vector<std::pair<std::string, std::string>>& settings = {});
 
   /// The URL as messages may show it: redacted_url().
   const std::string& url() const { return shown_url_; }
@@ -68,4 +72,15 @@ std::string sql_string(std::string_view text);
 /// that names the server: CI logs keep them.
 std::string redacted_url(const std::string& url);
 
-}  // namespace passtiming::cli
+/// The secrets of `url` as they may appear in a text: the password of its
+/// user information and the values of its secret query parameters
+/// (redacted_url's), each as written and URL-decoded. Empty ones are left
+/// out.
+std::vector<std::string> url_secrets(const std::string& url);
+
+/// `text` with every occurrence of each of `secrets` replaced by `***`: the
+/// last guard of a message that quotes a server's reply or a transport
+/// error, which may echo what was sent.
+std::string scrubbed(std::string text, const std::vector<std::string>& secrets);
+
+}  // namespace passtiming::fleet

@@ -1,0 +1,666 @@
+#include "passtiming/fleet/push.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <set>
+#include <span>
+#include <thread>
+#include <unordered_set>
+#include <utility>
+
+#include "passtiming/fleet/clickhouse_http.h"
+#include "server_reply.h"
+
+namespace passtiming::fleet {
+namespace {
+
+std::string plural(std::uint64_t n, std::string_view word) {
+  if (n == 1) return fmt::format("1 {}", word);
+  if (word.ends_with('y')) return fmt::format("{} {}ies", n, word.substr(0, word.size() - 1));
+  return fmt::format("{} {}s", n, word);
+}
+
+/// The first word of a statement, for messages ("INSERT", "SELECT").
+std::string_view verb_of(std::string_view statement) {
+  return statement.substr(0, statement.find_first_of(" \n"));
+}
+
+/// The query id of a push's INSERT of a chunk: the same for every push of
+/// the chunk, so that the server runs one at a time and a push can see one
+/// still running, its own or another's. The run id is hex or the user's
+/// `--meta run_id`, so it is quoted as it goes into a LIKE pattern.
+constexpr std::string_view kQueryIdPrefix = "passtiming-push:";
+
+std::string query_id(std::string_view table, std::string_view run_id, std::uint32_t section,
+                     std::size_t chunk) {
+  return fmt::format("{}{}:{}:{}:{}", kQueryIdPrefix, table, run_id, section, chunk);
+}
+
+/// The servers of a push, one of them current: a request that finds it away
+/// goes to the next (a replica of the same shard) when retried.
+class Servers {
+ public:
+  Servers(const std::vector<std::string>& urls, double timeout_s) {
+    for (const std::string& url : urls) {
+      servers_.push_back(std::make_unique<ClickHouseHttp>(url, timeout_s));
+    }
+  }
+  ClickHouseHttp& current() { return *servers_[current_]; }
+  void next() { current_ = (current_ + 1) % servers_.size(); }
+  std::size_t size() const { return servers_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<ClickHouseHttp>> servers_;
+  std::size_t current_ = 0;
+};
+
+/// A chunk of a section to send: records [first, last) of the profile's
+/// section `index`, stored as section `number` of `run`; `rows` lists the
+/// records when only some of the chunk are missing (else empty: all).
+struct Chunk {
+  std::size_t profile = 0;
+  std::size_t run = 0;
+  std::size_t index = 0;
+  std::uint32_t number = 0;
+  std::size_t chunk = 0;
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::vector<std::uint32_t> rows;
+};
+
+/// How far a section of a profile got, for the message when a push stops.
+struct SectionProgress {
+  std::size_t index = 0;     ///< in the profile
+  std::uint32_t number = 0;  ///< in its run
+  std::uint64_t total = 0;
+  std::uint64_t stored = 0;   ///< known stored
+  std::uint64_t unknown = 0;  ///< sent without an answer
+};
+
+/// A profile of a push() and how far it got.
+struct GroupProfile {
+  std::string path;
+  bool done = false;
+  bool checked = false;  ///< what is stored is known
+  std::vector<SectionProgress> sections;
+};
+
+}  // namespace
+
+bool valid_table_name(std::string_view name) {
+  static const std::regex pattern("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+  return std::regex_match(name.begin(), name.end(), pattern);
+}
+
+struct Pusher::State {
+  PushSettings settings;
+  std::vector<std::string> secrets;
+  std::string shown_url;  ///< the first URL, redacted
+  Servers servers;
+  std::string insert;
+  std::vector<std::pair<std::string, std::string>> insert_settings;
+  std::string phase_table;
+  bool phase_schema_checked = false;
+  bool no_phase_table = false;
+
+  std::mutex mutex;  ///< guards what follows, and `note`
+  std::size_t profiles_stored = 0;
+  std::uint64_t rows_inserted = 0;
+  /// The profiles of the push() under way, and their sections' progress.
+  std::vector<GroupProfile> group;
+
+  explicit State(PushSettings s)
+      : settings(std::move(s)),
+        servers(settings.urls, settings.timeout_s),
+        insert(fmt::format("INSERT INTO {} FORMAT JSONEachRow", settings.table)),
+        phase_table(phase_table_name(settings.table)) {
+    for (const std::string& url : settings.urls) {
+      for (std::string& secret : url_secrets(url)) secrets.push_back(std::move(secret));
+    }
+    shown_url = servers.current().url();
+    // One INSERT is one block, which a replicated table compares with the
+    // blocks it stored: the rows of a chunk are never split, and never
+    // squashed with another INSERT's.
+    insert_settings = {{"max_insert_block_size", std::to_string(settings.batch_rows)},
+                       {"insert_deduplicate", "1"}};
+  }
+
+  std::string shown(std::string text) const { return scrubbed(std::move(text), secrets); }
+
+  void note(const std::string& line) {
+    if (!settings.note) return;
+    std::lock_guard lock(mutex);
+    settings.note(shown(line));
+  }
+
+  [[noreturn]] void stop(const std::string& reason) const { throw PushStopped(shown(reason)); }
+  [[noreturn]] void refuse(const std::string& reason) const { throw PushRefused(shown(reason)); }
+
+  /// Pauses before retry number `retries` (0.2 s doubling, at most 5 s), or
+  /// stops when the retries are used up. The retry goes to the next server.
+  void pause(Servers& on, int& retries, const std::string& error) {
+    if (retries >= settings.retries) {
+      stop(fmt::format("gave up after {}: {} ({})", plural(retries, "retry"), error,
+                       on.current().url()));
+    }
+    const auto wait = std::chrono::milliseconds(std::min(5000, 200 << std::min(retries, 5)));
+    ++retries;
+    note(fmt::format("passtiming push: {}; retry {} of {} in {:.1f} s{}", error, retries,
+                     settings.retries, static_cast<double>(wait.count()) / 1000.0,
+                     on.size() > 1 ? " on the next server" : ""));
+    std::this_thread::sleep_for(wait);
+    on.next();
+  }
+
+  std::string server_refused(std::string_view statement, const HttpReply& reply) const {
+    return fmt::format("the server answered {} with HTTP {}: {}", verb_of(statement), reply.status,
+                       reply.message());
+  }
+
+  /// Sends a request until a reply comes that is not transient, pausing
+  /// between attempts. With `strict`, any reply but 200 stops the push.
+  HttpReply exchange(Servers& on, std::string_view query, std::string_view body, int& retries,
+                     bool strict = true) {
+    while (true) {
+      HttpReply reply = on.current().post(query, body);
+      if (reply.ok() || !reply.transient()) {
+        if (!reply.ok() && strict) stop(server_refused(query.empty() ? body : query, reply));
+        return reply;
+      }
+      pause(on, retries, reply.message());
+    }
+  }
+
+  /// Waits while a query whose id starts with one of `prefixes` runs on the
+  /// current server: an INSERT of a push killed or cut off, which may still
+  /// store its rows.
+  void wait_for_inserts(Servers& on, const std::vector<std::string>& prefixes, int& retries) {
+    if (prefixes.empty()) return;
+    const std::string sql = fmt::format(
+        "SELECT query_id FROM system.processes WHERE query_id LIKE '{}%' FORMAT TabSeparated",
+        kQueryIdPrefix);
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(static_cast<long>(settings.timeout_s * 1000 * 4));
+    bool told = false;
+    while (true) {
+      const HttpReply reply = exchange(on, {}, sql, retries);
+      bool running = false;
+      for (const auto& row : tsv_rows(reply.body)) {
+        for (const std::string& prefix : prefixes) {
+          if (!row.empty() && row[0].starts_with(prefix)) running = true;
+        }
+      }
+      if (!running) return;
+      if (!told) {
+        note("passtiming push: an INSERT sent before still runs; waiting until it ends");
+        told = true;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        stop(fmt::format("an INSERT sent before still runs after {:.0f} s ({})",
+                         settings.timeout_s * 4, on.current().url()));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  /// The distinct sequences stored per section of each of `run_ids`:
+  /// (run id, section) -> count, one query through the sorting key.
+  std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> stored_counts(
+      Servers& on, const std::vector<std::string>& run_ids, int& retries) {
+    std::string list;
+    for (const std::string& id : run_ids) {
+      if (!list.empty()) list += ", ";
+      list += sql_string(id);
+    }
+    const std::string sql = fmt::format(
+        "SELECT run_id, section, uniqExact(sequence) FROM {} WHERE run_id IN ({}) GROUP BY "
+        "run_id, section FORMAT TabSeparated",
+        settings.table, list);
+    const HttpReply reply = exchange(on, {}, sql, retries);
+    std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> counts;
+    for (const auto& row : tsv_rows(reply.body)) {
+      if (row.size() != 3)
+        stop("unexpected reply to SELECT uniqExact(sequence): " + reply.message());
+      counts[{std::string(row[0]), static_cast<std::uint32_t>(tsv_number(row[1], "SELECT"))}] =
+          tsv_number(row[2], "SELECT uniqExact(sequence)");
+    }
+    return counts;
+  }
+
+  /// The stored sequences of section `number` of run `run_id`.
+  std::unordered_set<std::uint32_t> stored_sequences(Servers& on, const std::string& run_id,
+                                                     std::uint32_t number, int& retries) {
+    const HttpReply reply = exchange(
+        on, {},
+        fmt::format("SELECT DISTINCT sequence FROM {} WHERE run_id = {} AND section = {} FORMAT "
+                    "TabSeparated",
+                    settings.table, sql_string(run_id), number),
+        retries);
+    std::unordered_set<std::uint32_t> sequences;
+    for (const auto& row : tsv_rows(reply.body)) {
+      sequences.insert(static_cast<std::uint32_t>(tsv_number(row[0], "SELECT sequence")));
+    }
+    return sequences;
+  }
+
+  SectionProgress* progress_of(const Chunk& chunk) {
+    if (chunk.profile >= group.size()) return nullptr;
+    for (SectionProgress& p : group[chunk.profile].sections) {
+      if (p.index == chunk.index) return &p;
+    }
+    return nullptr;
+  }
+
+  /// Stores `chunk` on `on`: one INSERT; when its outcome is unknown, waits
+  /// until it no longer runs, asks which of its rows are stored and sends
+  /// the others. Returns the rows it found stored, its own or not.
+  std::uint64_t insert_chunk(Servers& on, const Profile& profile, const FleetRun& run,
+                             Chunk chunk) {
+    const std::string id = query_id(settings.table, run.identity.run_id, chunk.number, chunk.chunk);
+    const Section& section = profile.sections[chunk.index];
+    auto rows_of = [&](const Chunk& c) {
+      std::vector<std::uint32_t> rows = c.rows;
+      if (rows.empty()) {
+        for (std::size_t i = c.first; i < c.last; ++i)
+          rows.push_back(static_cast<std::uint32_t>(i));
+      }
+      return rows;
+    };
+    std::vector<std::uint32_t> rows = rows_of(chunk);
+    int retries = 0;
+    while (true) {
+      std::string body;
+      RowWriter writer(profile, run.identity);
+      for (const std::uint32_t i : rows) writer.append(body, chunk.index, i, chunk.number);
+      {
+        std::lock_guard lock(mutex);
+        if (SectionProgress* p = progress_of(chunk)) p->unknown += rows.size();
+      }
+      const HttpReply reply = on.current().post(insert, body, id, insert_settings);
+      {
+        std::lock_guard lock(mutex);
+        if (SectionProgress* p = progress_of(chunk)) {
+          p->unknown -= rows.size();
+          if (reply.ok()) p->stored += rows.size();
+        }
+        if (reply.ok()) rows_inserted += rows.size();
+      }
+      if (reply.ok()) return rows.size();
+
+      // 216: an INSERT of this chunk still runs (an earlier one of this
+      // push, cut off by its timeout, or another push's).
+      const bool unknown = reply.transient() || has_error_code(reply, 216);
+      if (unknown) pause(on, retries, reply.message());
+      // Whatever the reply, the INSERT may have stored its rows (a
+      // materialized view that fails after the table stored them): the push
+      // says what is stored.
+      wait_for_inserts(on, {id}, retries);
+      const std::unordered_set<std::uint32_t> stored =
+          stored_sequences(on, run.identity.run_id, chunk.number, retries);
+      std::vector<std::uint32_t> missing;
+      for (const std::uint32_t i : rows) {
+        if (!stored.contains(section.records[i].sequence)) missing.push_back(i);
+      }
+      const std::uint64_t landed = rows.size() - missing.size();
+      {
+        std::lock_guard lock(mutex);
+        if (SectionProgress* p = progress_of(chunk)) p->stored += landed;
+        rows_inserted += landed;
+      }
+      if (!unknown) stop(server_refused(insert, reply));
+      if (missing.empty()) return rows.size();
+      // All of it missing: the same chunk again, the same block. Some:
+      // rows stored by another hand than a push's chunks.
+      if (missing.size() != rows.size()) rows = std::move(missing);
+    }
+  }
+};
+
+Pusher::Pusher(PushSettings settings) {
+  if (settings.urls.empty()) throw PushRefused("passtiming push: no server URL given");
+  for (const std::string& url : settings.urls) {
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+      throw PushRefused(
+          fmt::format("passtiming push: --clickhouse '{}': expected an http:// or https:// URL",
+                      redacted_url(url)));
+    }
+  }
+  if (!valid_table_name(settings.table)) {
+    throw PushRefused(fmt::format(
+        "passtiming push: --table '{}': expected NAME or DATABASE.NAME (letters, digits, _)",
+        settings.table));
+  }
+  settings.batch_rows = std::max<std::size_t>(1, settings.batch_rows);
+  settings.connections = std::max<std::size_t>(1, settings.connections);
+  state_ = std::make_unique<State>(std::move(settings));
+}
+
+Pusher::~Pusher() = default;
+
+std::string Pusher::shown(std::string text) const {
+  return state_->shown(std::move(text));
+}
+
+bool Pusher::stored_anything() const {
+  return state_->profiles_stored > 0 || state_->rows_inserted > 0;
+}
+
+namespace {
+
+/// `table`'s columns are `expected`, names and types in order. A table that
+/// does not exist is refused, or, given `missing`, sets it.
+void check_schema(Pusher::State& s, const std::string& table, std::span<const RowColumn> expected,
+                  bool* missing = nullptr) {
+  int retries = 0;
+  const HttpReply reply =
+      s.exchange(s.servers, {}, fmt::format("DESCRIBE TABLE {} FORMAT TabSeparated", table),
+                 retries, /*strict=*/false);
+  if (!reply.ok()) {
+    if (has_error_code(reply, 60) || has_error_code(reply, 81)) {
+      if (missing != nullptr) {
+        *missing = true;
+        return;
+      }
+      s.refuse(fmt::format("passtiming push: table {} does not exist at {} (--create makes it): {}",
+                           table, s.servers.current().url(), reply.message()));
+    }
+    s.stop(s.server_refused("DESCRIBE TABLE", reply));
+  }
+  const auto rows = tsv_rows(reply.body);
+  const std::size_t n = std::max(rows.size(), expected.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string want =
+        i < expected.size() ? fmt::format("{} {}", expected[i].name, expected[i].type) : "none";
+    const std::string found = i < rows.size() && rows[i].size() >= 2
+                                  ? fmt::format("{} {}", rows[i][0], rows[i][1])
+                                  : std::string("none");
+    if (want != found) {
+      s.refuse(fmt::format(
+          "passtiming push: table {} has another schema: column {} is '{}', expected '{}' "
+          "(passtiming push --print-schema prints the table this version stores)",
+          table, i + 1, found, want));
+    }
+  }
+}
+
+/// Stores the phases of `profile` not stored yet in the phase table, in one
+/// INSERT (a compile has tens of phases, not millions), whose query id and
+/// rows are the run's alone. The phase table is checked at the first
+/// profile with phases.
+void push_phases(Pusher::State& s, const std::string& path, const Profile& profile,
+                 const RunIdentity& run) {
+  if (profile.phases.empty() || s.no_phase_table) return;
+  if (!s.phase_schema_checked) {
+    check_schema(s, s.phase_table, phase_row_columns(), &s.no_phase_table);
+    s.phase_schema_checked = true;
+    if (s.no_phase_table) {
+      // The passes are what the table was made for: they are stored without
+      // the phases rather than refused.
+      s.note(
+          fmt::format("passtiming push: warning: table {} does not exist (--create makes it, "
+                      "--print-phase-schema prints it): the phases are not stored",
+                      s.phase_table));
+      return;
+    }
+  }
+  int retries = 0;
+  const std::string id = fmt::format("{}{}:{}", kQueryIdPrefix, s.phase_table, run.run_id);
+  s.wait_for_inserts(s.servers, {id}, retries);
+  const HttpReply stored_reply =
+      s.exchange(s.servers, {},
+                 fmt::format("SELECT DISTINCT phase FROM {} WHERE run_id = {} FORMAT TabSeparated",
+                             s.phase_table, sql_string(run.run_id)),
+                 retries);
+  std::unordered_set<std::uint64_t> stored;
+  for (const auto& row : tsv_rows(stored_reply.body)) {
+    if (!row.empty()) stored.insert(tsv_number(row[0], "SELECT phase"));
+  }
+  std::string rows;
+  write_phase_rows(profile, run, [&rows](std::string_view text) { rows += text; });
+  std::string body;
+  std::uint64_t count = 0;
+  std::size_t begin = 0;
+  for (std::uint64_t phase = 0; begin < rows.size(); ++phase) {
+    const std::size_t end = rows.find('\n', begin) + 1;
+    if (!stored.contains(phase)) {
+      body.append(rows, begin, end - begin);
+      ++count;
+    }
+    begin = end;
+  }
+  if (count == 0) return;
+  while (true) {
+    const HttpReply reply =
+        s.servers.current().post(fmt::format("INSERT INTO {} FORMAT JSONEachRow", s.phase_table),
+                                 body, id, s.insert_settings);
+    if (reply.ok()) break;
+    if (!reply.transient() && !has_error_code(reply, 216)) {
+      s.stop(s.server_refused("INSERT", reply));
+    }
+    // Unknown: once the INSERT no longer runs, its phases are stored or not
+    // at all (one block).
+    s.pause(s.servers, retries, reply.message());
+    s.wait_for_inserts(s.servers, {id}, retries);
+    const HttpReply again =
+        s.exchange(s.servers, {},
+                   fmt::format("SELECT count() FROM {} WHERE run_id = {} FORMAT TabSeparated",
+                               s.phase_table, sql_string(run.run_id)),
+                   retries);
+    const auto counted = tsv_rows(again.body);
+    if (!counted.empty() && tsv_number(counted[0][0], "SELECT count()") >= stored.size() + count) {
+      break;
+    }
+  }
+  s.note(fmt::format("{}: {} stored in {}", path, plural(count, "phase"), s.phase_table));
+}
+
+}  // namespace
+
+void Pusher::prepare() {
+  State& s = *state_;
+  if (s.settings.create) {
+    for (const auto& [table, ddl] :
+         {std::pair{s.settings.table, row_table_ddl(s.settings.table, s.settings.engine)},
+          std::pair{s.phase_table, phase_table_ddl(s.phase_table, s.settings.engine)}}) {
+      int retries = 0;
+      const HttpReply reply = s.exchange(s.servers, {}, ddl, retries, /*strict=*/false);
+      if (!reply.ok()) {
+        // The server refused: credentials, rights, a replicated table
+        // without ZooKeeper. Status 3, as every refusal of the server.
+        s.stop(fmt::format("cannot create table {}: the server answered HTTP {}: {}", table,
+                           reply.status, reply.message()));
+      }
+    }
+  }
+  check_schema(s, s.settings.table, row_columns());
+}
+
+void Pusher::push(std::vector<ProfileToPush>& profiles) {
+  State& s = *state_;
+  for (const ProfileToPush& p : profiles) {
+    try {
+      check_rows(p.profile, p.path);
+    } catch (const std::invalid_argument& e) {
+      s.refuse(e.what());
+    }
+  }
+  // Every run of the profiles, and one wait and one count for all of them.
+  std::vector<std::vector<FleetRun>> runs(profiles.size());
+  std::vector<std::string> run_ids, prefixes;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    try {
+      runs[i] = fleet_runs(profiles[i].profile, s.settings.meta);
+    } catch (const std::exception& e) {
+      s.refuse(fmt::format("passtiming push: {}", e.what()));
+    }
+    for (const FleetRun& run : runs[i]) {
+      run_ids.push_back(run.identity.run_id);
+      prefixes.push_back(
+          fmt::format("{}{}:{}:", kQueryIdPrefix, s.settings.table, run.identity.run_id));
+    }
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    s.group.clear();
+    for (const ProfileToPush& p : profiles) s.group.push_back({p.path, false, {}});
+  }
+  if (profiles.empty()) return;
+  int retries = 0;
+  s.wait_for_inserts(s.servers, prefixes, retries);
+  const auto counts = run_ids.empty() ? decltype(s.stored_counts(s.servers, run_ids, retries))()
+                                      : s.stored_counts(s.servers, run_ids, retries);
+
+  // What is missing, in chunks of batch_rows records of a section. A
+  // section met twice (an input and a merge of it) is sent once.
+  std::vector<Chunk> chunks;
+  std::vector<std::vector<SectionProgress>> sections(profiles.size());
+  std::map<std::pair<std::string, std::uint32_t>, std::pair<std::size_t, std::size_t>> planned;
+  for (std::size_t p = 0; p < profiles.size(); ++p) {
+    const Profile& profile = profiles[p].profile;
+    for (std::size_t r = 0; r < runs[p].size(); ++r) {
+      const FleetRun& run = runs[p][r];
+      for (const RunSection& rs : run.sections) {
+        const std::vector<Record>& records = profile.sections[rs.index].records;
+        const auto found = counts.find({run.identity.run_id, rs.number});
+        const std::uint64_t known = found == counts.end() ? 0 : found->second;
+        const auto [first, fresh] =
+            planned.try_emplace({run.identity.run_id, rs.number}, p, rs.index);
+        if (!fresh && known < records.size()) {
+          const auto& [earlier, index] = first->second;
+          if (profiles[earlier].profile.sections[index].records.size() == records.size()) {
+            s.note(fmt::format("{}: section {} of run {} is {}'s section {}: stored once",
+                               profiles[p].path, rs.number, run.identity.run_id,
+                               profiles[earlier].path, rs.number));
+            sections[p].push_back({rs.index, rs.number, records.size(), records.size(), 0});
+            continue;
+          }
+        }
+        sections[p].push_back({rs.index, rs.number, records.size(), known, 0});
+        if (known >= records.size()) {
+          s.note(fmt::format("{}: section {} already stored ({})", profiles[p].path, rs.number,
+                             plural(known, "row")));
+          continue;
+        }
+        std::unordered_set<std::uint32_t> stored;
+        if (known > 0) {
+          stored = s.stored_sequences(s.servers, run.identity.run_id, rs.number, retries);
+        }
+        const std::size_t step = s.settings.batch_rows;
+        for (std::size_t first = 0, c = 0; first < records.size(); first += step, ++c) {
+          Chunk chunk{p, r, rs.index, rs.number, c, first, std::min(records.size(), first + step),
+                      {}};
+          std::vector<std::uint32_t> missing;
+          for (std::size_t i = chunk.first; i < chunk.last; ++i) {
+            if (!stored.contains(records[i].sequence)) {
+              missing.push_back(static_cast<std::uint32_t>(i));
+            }
+          }
+          if (missing.empty()) continue;
+          if (missing.size() != chunk.last - chunk.first) chunk.rows = std::move(missing);
+          chunks.push_back(std::move(chunk));
+        }
+      }
+    }
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    for (std::size_t p = 0; p < profiles.size(); ++p) {
+      s.group[p].checked = true;
+      s.group[p].sections = sections[p];
+    }
+  }
+
+  // The chunks, `connections` at a time, each worker on servers of its own;
+  // the first failure stops the others after their current chunk.
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&]() {
+    try {
+      Servers on(s.settings.urls, s.settings.timeout_s);
+      while (!failed) {
+        const std::size_t i = next++;
+        if (i >= chunks.size()) return;
+        const Chunk& chunk = chunks[i];
+        s.insert_chunk(on, profiles[chunk.profile].profile, runs[chunk.profile][chunk.run], chunk);
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      failed = true;
+    }
+  };
+  const std::size_t workers = std::min(s.settings.connections, chunks.size());
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(work);
+    for (std::thread& t : threads) t.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+
+  for (std::size_t p = 0; p < profiles.size(); ++p) {
+    const Profile& profile = profiles[p].profile;
+    const std::string& path = profiles[p].path;
+    std::uint64_t inserted = 0;
+    {
+      std::lock_guard lock(s.mutex);
+      for (std::size_t i = 0; i < sections[p].size(); ++i) {
+        inserted += s.group[p].sections[i].stored - sections[p][i].stored;
+      }
+    }
+    if (inserted > 0) {
+      std::string ids;
+      for (const FleetRun& run : runs[p]) {
+        if (!ids.empty()) ids += ", ";
+        ids += run.identity.run_id;
+      }
+      s.note(fmt::format("{}: {} stored in {} (run_id {})", path, plural(inserted, "row"),
+                         s.settings.table, ids));
+    }
+    // A merged profile's phases are its inputs' under new roots: they are
+    // stored with the inputs, not again under the merge.
+    const bool merged = std::any_of(profile.sections.begin(), profile.sections.end(),
+                                    [](const Section& x) { return !x.origin.empty(); });
+    if (!merged) push_phases(s, path, profile, run_identity(profile.metadata, s.settings.meta));
+    std::lock_guard lock(s.mutex);
+    s.group[p].done = true;
+    ++s.profiles_stored;
+  }
+}
+
+std::string Pusher::progress(std::size_t profiles) const {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  std::string text = fmt::format("stored {} of {}, {}", s.profiles_stored,
+                                 plural(profiles, "profile"), plural(s.rows_inserted, "row"));
+  // The first profile not stored, and its first section not stored.
+  for (const GroupProfile& g : s.group) {
+    if (g.done) continue;
+    if (!g.checked) {
+      text += fmt::format("; {} not checked", g.path);
+      break;
+    }
+    const auto open = std::find_if(g.sections.begin(), g.sections.end(),
+                                   [](const SectionProgress& p) { return p.stored < p.total; });
+    if (open == g.sections.end()) continue;
+    text += fmt::format("; {} section {}: {} of {} rows stored", g.path, open->number, open->stored,
+                        open->total);
+    if (open->unknown > 0) text += fmt::format(" ({} more sent without an answer)", open->unknown);
+    break;
+  }
+  return s.shown(text);
+}
+
+}  // namespace passtiming::fleet
