@@ -1,8 +1,8 @@
 /// \file
 /// A profile as OpenTelemetry spans, in the OTLP JSON file format (one
 /// `TracesData` document per line, as OpenTelemetry's file exporter writes
-/// it): trace and span ids in hex, 64-bit integers as strings, enums as
-/// numbers.
+/// it, each line under a limit: otlp_lines.h): trace and span ids in hex,
+/// 64-bit integers as strings, enums as numbers.
 
 #include <fmt/format.h>
 
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "json_text.h"
+#include "otlp_lines.h"
 #include "passtiming/engine/version.h"
 #include "passtiming/formats/fleet.h"
 #include "text_writing.h"
@@ -170,9 +171,10 @@ UnixClock unix_clock_of(const Profile& profile) {
   return {base_ns, origin};
 }
 
-/// The document's head: the resource (the service, the host, the process and
+/// Every line's head: the resource (the service, the host, the process and
 /// the run's identity and metadata) and the scope, up to its list of spans.
-void append_resource(std::string& out, const Profile& profile, const RunIdentity& run) {
+std::string resource_head(const Profile& profile, const RunIdentity& run) {
+  std::string out;
   out += "{\"resourceSpans\":[{\"resource\":{\"attributes\":[";
   string_attribute(out, "service.name", "passtiming");
   out += ',';
@@ -197,7 +199,47 @@ void append_resource(std::string& out, const Profile& profile, const RunIdentity
   out += "]},\"scopeSpans\":[{\"scope\":{\"name\":\"passtiming\",\"version\":\"";
   out += kVersion;
   out += "\"},\"spans\":[";
+  return out;
 }
+
+/// `text` quoted for an error message, cut to its first 80 bytes: a name
+/// long enough to fill a line would bury the message.
+std::string quoted_for_message(std::string_view text) {
+  constexpr std::size_t kShown = 80;
+  if (text.size() <= kShown) return fmt::format("'{}'", text);
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;  // UTF-8
+  return fmt::format("'{}...' ({} bytes)", text.substr(0, cut), text.size());
+}
+
+/// The sequences of a section's records: a record's parent is given a span
+/// only when it is one of them, so every parentSpanId names a span of the
+/// output even in a profile edited by hand or cut short.
+class Sequences {
+ public:
+  explicit Sequences(const Section& section) {
+    std::uint64_t max = 0;
+    for (const Record& r : section.records) max = std::max<std::uint64_t>(max, r.sequence);
+    // Sequences count from 0, so a bit each is the common case; a sparse
+    // set (a huge sequence in a small section) is a sorted list instead.
+    if (max < 4 * std::uint64_t{section.records.size()} + 1024) {
+      bits_.assign(max + 1, false);
+      for (const Record& r : section.records) bits_[r.sequence] = true;
+    } else {
+      sorted_.reserve(section.records.size());
+      for (const Record& r : section.records) sorted_.push_back(r.sequence);
+      std::sort(sorted_.begin(), sorted_.end());
+    }
+  }
+  bool contains(std::uint32_t sequence) const {
+    if (!sorted_.empty()) return std::binary_search(sorted_.begin(), sorted_.end(), sequence);
+    return sequence < bits_.size() && bits_[sequence];
+  }
+
+ private:
+  std::vector<bool> bits_;
+  std::vector<std::uint32_t> sorted_;
+};
 
 /// The spans of one section, in one trace: what every span of it shares.
 struct SectionSpans {
@@ -209,6 +251,7 @@ struct SectionSpans {
   std::string phase_id;
   /// Each name as a JSON string once, not once per span.
   std::vector<std::string> quoted;
+  Sequences sequences;
 };
 
 /// The span of one phase, in the profile's one trace: a child of its parent
@@ -261,14 +304,17 @@ void append_section_span(std::string& out, const SectionSpans& spans, const Unix
   close_span(out, false);
 }
 
-/// The span of one record, a child of its parent record's span or of the
-/// section's.
+/// The span of one record, a child of its parent record's span or, for a
+/// top-level record or one whose parent is no other record of the section,
+/// of the section's.
 void append_record_span(std::string& out, const SectionSpans& spans, const Ids& ids,
                         const Record& r, const UnixClock& clock) {
   const Section& section = spans.section;
   const bool failed = (r.flags & kRecordFailed) != 0;
   const SpanId id = ids.span_id(spans.index, r.sequence);
-  const SpanId parent = r.parent == kNoParent ? spans.root_id : ids.span_id(spans.index, r.parent);
+  const bool nested =
+      r.parent != kNoParent && r.parent != r.sequence && spans.sequences.contains(r.parent);
+  const SpanId parent = nested ? ids.span_id(spans.index, r.parent) : spans.root_id;
   open_span(out, {spans.trace_id, id.text(), parent.text(), spans.quoted[r.name],
                   clock.at(r.start_ns), clock.at(r.start_ns + r.inclusive_ns), failed});
   out += "{\"key\":\"passtiming.kernel\",\"value\":{\"stringValue\":";
@@ -290,21 +336,21 @@ void append_record_span(std::string& out, const SectionSpans& spans, const Ids& 
 
 }  // namespace
 
-void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink) {
+void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink,
+                std::size_t max_line_bytes) {
   const Ids ids{fnv1a(run.run_id, 0xcbf29ce484222325ull)};
   const UnixClock clock = unix_clock_of(profile);
-  std::string out;
-  out.reserve(kTextPieceBytes + 4096);
-  append_resource(out, profile, run);
-  bool first_span = true;
+  detail::OtlpLines lines(resource_head(profile, run), max_line_bytes, sink);
   // With phases the compile is one trace: its phases, and under each phase
   // the sections that ran in it. Without, a trace per section, as always.
   const bool phased = !profile.phases.empty();
   const std::string phase_trace = phased ? ids.trace_id(kPhaseSection) : std::string();
   for (PhaseIndex i = 0; i < profile.phases.size(); ++i) {
-    if (!first_span) out += ',';
-    first_span = false;
-    append_phase_span(out, profile, i, ids, phase_trace, clock);
+    append_phase_span(lines.begin_span(), profile, i, ids, phase_trace, clock);
+    lines.end_span([&] {
+      return fmt::format("the span of phase {} (phase {})",
+                         quoted_for_message(profile.phases[i].name), i);
+    });
   }
   for (std::size_t s = 0; s < profile.sections.size(); ++s) {
     const Section& section = profile.sections[s];
@@ -316,24 +362,25 @@ void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& 
                        section.phase < profile.phases.size()
                            ? std::string(ids.span_id(kPhaseSection, section.phase).text())
                            : std::string(),
-                       std::vector<std::string>(section.names.size())};
+                       std::vector<std::string>(section.names.size()),
+                       Sequences(section)};
     for (std::size_t id = 0; id < spans.quoted.size(); ++id) {
       detail::append_json_string(spans.quoted[id], section.names[static_cast<NameId>(id)]);
     }
-    if (!first_span) out += ',';
-    first_span = false;
-    append_section_span(out, spans, clock);
+    append_section_span(lines.begin_span(), spans, clock);
+    lines.end_span([&] {
+      return fmt::format("the root span of section {} ({})", s,
+                         quoted_for_message(section.context));
+    });
     for (const Record& r : section.records) {
-      out += ',';
-      append_record_span(out, spans, ids, r, clock);
-      if (out.size() >= kTextPieceBytes) {
-        sink(out);
-        out.clear();
-      }
+      append_record_span(lines.begin_span(), spans, ids, r, clock);
+      lines.end_span([&] {
+        return fmt::format("the span of pass {} (section {}, sequence {})",
+                           quoted_for_message(section.name_of(r)), s, r.sequence);
+      });
     }
   }
-  out += "]}]}]}\n";
-  sink(out);
+  lines.finish();
 }
 
 }  // namespace passtiming

@@ -136,6 +136,64 @@ TEST_F(CliExportTest, TheSameProfileGetsTheSameRunIdAndSpans) {
   EXPECT_EQ(a.out, b.out);
 }
 
+/// `--max-line-bytes`: every line at most that, newline included, each a
+/// whole document; the spans of all lines are those of the one line the
+/// default limit gives this small profile.
+TEST_F(CliExportTest, OtlpLinesStayWithinMaxLineBytes) {
+  const auto whole = testing::run_tool({"export", pipeline_, "--to", "otlp"});
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  const auto split =
+      testing::run_tool({"export", pipeline_, "--to", "otlp", "--max-line-bytes", "4096"});
+  ASSERT_EQ(split.status, 0) << split.err;
+  auto spans = [](const std::string& text) {
+    Json all = Json::array();
+    for (const Json& line : json_lines(text)) {
+      for (const Json& span : line["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+        all.push_back(span);
+      }
+    }
+    return all;
+  };
+  std::istringstream in(split.out);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) EXPECT_LE(line.size() + 1, 4096u);
+  EXPECT_GT(lines, 1u);
+  EXPECT_EQ(spans(split.out), spans(whole.out));
+}
+
+TEST_F(CliExportTest, ASpanTooLargeForALineNamesItsInputAndSpan) {
+  Profile profile = pipeline_profile();
+  Section& section = profile.sections[0];
+  section.records[0].name = section.names.intern(std::string(5000, 'p'));
+  const std::string large = (dir_ / "large_name.json").string();
+  std::ofstream(large, std::ios::binary) << profile_to_json(profile);
+  const std::string out = (dir_ / "spans.jsonl").string();
+  const auto r =
+      testing::run_tool({"export", large, "--to", "otlp", "--max-line-bytes", "4096", "-o", out});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(large + ": OTLP: the span of pass 'ppp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(section 0, sequence " + std::to_string(section.records[0].sequence)),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  const auto fits = testing::run_tool({"export", large, "--to", "otlp", "-o", out});
+  EXPECT_EQ(fits.status, 0) << fits.err;
+}
+
+TEST_F(CliExportTest, MaxLineBytesIsCheckedAndOnlyForOtlp) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--to", "otlp", "--max-line-bytes", "4095"},
+        std::vector<std::string>{"--to", "otlp", "--max-line-bytes", "1MiB"},
+        std::vector<std::string>{"--to", "rows", "--max-line-bytes", "4096"}}) {
+    std::vector<std::string> command{"export", pipeline_};
+    command.insert(command.end(), args.begin(), args.end());
+    const auto r = testing::run_tool(command);
+    EXPECT_EQ(r.status, 2) << args[3];
+    EXPECT_NE(r.err.find("--max-line-bytes"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 TEST(RunIdentityTest, MetaWinsThenTheCiVariablesThenTheGuess) {
   ProfileMetadata metadata;
   metadata.host = "builder-7";

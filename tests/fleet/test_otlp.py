@@ -1,6 +1,8 @@
 """`passtiming export --to otlp` read with the OpenTelemetry protocol's own
 definitions (the opentelemetry-proto package): every line is a valid
-`TracesData`, and its span tree is the profile's."""
+`TracesData` of at most 1 MiB (what the OpenTelemetry Collector's
+`otlpjsonfile` receiver reads a line by default), and the spans of all
+lines are the profile's tree."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ import pytest
 from google.protobuf import json_format
 from opentelemetry.proto.trace.v1 import trace_pb2
 
+from synthetic_profiles import write_profile
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")
@@ -40,20 +45,29 @@ def parse_otlp_line(line: str) -> trace_pb2.TracesData:
     return json_format.ParseDict(doc, trace_pb2.TracesData())
 
 
+def export_otlp(passtiming_cli, profile, *args) -> list[str]:
+    """The output's lines, each with its newline."""
+    text = subprocess.run([passtiming_cli, "export", str(profile), "--to", "otlp", *args],
+                          check=True, capture_output=True, text=True).stdout
+    return text.splitlines(keepends=True)
+
+
 def test_every_line_is_traces_data_and_the_tree_is_the_profiles(compile_profile, passtiming_cli):
-    text = subprocess.run([passtiming_cli, "export", str(compile_profile), "--to", "otlp",
-                           "--meta", "commit=abc"], check=True, capture_output=True,
-                          text=True).stdout
-    lines = text.splitlines()
-    assert len(lines) == 1
-    traces = parse_otlp_line(lines[0])
-    (resource_spans,) = traces.resource_spans
-    resource = {a.key: a.value for a in resource_spans.resource.attributes}
-    assert resource["service.name"].string_value == "passtiming"
-    assert resource["passtiming.commit"].string_value == "abc"
-    assert resource["passtiming.tool"].string_value == "clang"
-    (scope_spans,) = resource_spans.scope_spans
-    spans = list(scope_spans.spans)
+    lines = export_otlp(passtiming_cli, compile_profile, "--meta", "commit=abc")
+    # The compile's spans take about 1.4 MiB: more than a line holds.
+    assert len(lines) >= 2
+    assert all(len(line.encode()) <= MIB for line in lines)
+    spans = []
+    for line in lines:
+        traces = parse_otlp_line(line)
+        (resource_spans,) = traces.resource_spans
+        resource = {a.key: a.value for a in resource_spans.resource.attributes}
+        assert resource["service.name"].string_value == "passtiming"
+        assert resource["passtiming.commit"].string_value == "abc"
+        assert resource["passtiming.tool"].string_value == "clang"
+        (scope_spans,) = resource_spans.scope_spans
+        assert scope_spans.scope.name == "passtiming"
+        spans += scope_spans.spans
 
     profile = json.loads(compile_profile.read_text())
     (section,) = profile["sections"]
@@ -80,3 +94,48 @@ def test_every_line_is_traces_data_and_the_tree_is_the_profiles(compile_profile,
             assert parent is root
         else:
             assert parent is by_sequence[record["parent"]]
+
+
+def test_a_limit_of_a_line_splits_the_spans_and_loses_none(compile_profile, passtiming_cli):
+    whole = export_otlp(passtiming_cli, compile_profile, "--max-line-bytes", str(64 * MIB))
+    assert len(whole) == 1
+    lines = export_otlp(passtiming_cli, compile_profile, "--max-line-bytes", "65536")
+    assert all(len(line.encode()) <= 65536 for line in lines)
+    spans = lambda text: [span for line in text
+                          for span in json.loads(line)["resourceSpans"][0]["scopeSpans"][0]["spans"]]
+    assert spans(lines) == spans(whole)
+
+
+def test_a_bad_limit_is_a_usage_error(compile_profile, passtiming_cli):
+    for args in (["--to", "otlp", "--max-line-bytes", "100"],
+                 ["--to", "otlp", "--max-line-bytes", "lots"],
+                 ["--to", "rows", "--max-line-bytes", "65536"]):
+        result = subprocess.run([passtiming_cli, "export", str(compile_profile), *args],
+                                capture_output=True, text=True)
+        assert result.returncode == 2, args
+        assert "--max-line-bytes" in result.stderr, result.stderr
+        assert result.stdout == ""
+
+
+def test_400k_records_come_in_lines_of_at_most_1_mib(passtiming_cli, tmp_path):
+    records = 400_000
+    profile = write_profile(tmp_path / "large.json", records, sections=2)
+    out = tmp_path / "spans.jsonl"
+    subprocess.run([passtiming_cli, "export", str(profile), "--to", "otlp", "-o", str(out)],
+                   check=True, capture_output=True)
+    ids, parents, count, lines = set(), [], 0, 0
+    with open(out, "rb") as f:
+        for line in f:
+            lines += 1
+            assert len(line) <= MIB and line.endswith(b"\n")
+            doc = json.loads(line)
+            for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+                count += 1
+                ids.add(span["spanId"])
+                if "parentSpanId" in span:
+                    parents.append(span["parentSpanId"])
+            if lines == 1:
+                parse_otlp_line(line.decode())  # the protocol's own reading, on one line
+    assert lines > 100
+    assert count == len(ids) == records + 2  # a root span per section, a span per record
+    assert len(parents) == records and all(parent in ids for parent in parents)

@@ -54,7 +54,8 @@ Action add_gate_command(CLI::App& app);
 /// `passtiming convert INPUT --to chrome|html|json [-o OUT]`
 Action add_convert_command(CLI::App& app);
 
-/// `passtiming export FILE... --to rows|otlp [--meta KEY=VALUE]... [-o OUT]`
+/// `passtiming export FILE... --to rows|phase-rows|otlp [--meta KEY=VALUE]...
+/// [--max-line-bytes N] [-o OUT]`
 Action add_export_command(CLI::App& app);
 
 /// `passtiming push FILE... --clickhouse URL [--table T] [--create] [--meta KEY=VALUE]...

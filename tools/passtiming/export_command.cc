@@ -1,8 +1,10 @@
-// `passtiming export FILE... --to rows|otlp [--meta KEY=VALUE]... [-o OUT]`:
-// profiles (or event logs) as a fleet stores them: ClickHouse JSONEachRow
-// rows, one per pass execution, or OTLP JSON spans (docs/fleet.md).
+// `passtiming export FILE... --to rows|phase-rows|otlp [--meta KEY=VALUE]...
+// [--max-line-bytes N] [-o OUT]`: profiles (or event logs) as a fleet
+// stores them: ClickHouse JSONEachRow rows, one per pass execution, or OTLP
+// JSON spans in lines of bounded size (docs/fleet.md).
 
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,7 @@ Action add_export_command(CLI::App& app) {
     std::string to;
     std::vector<std::string> meta;
     std::string output = "-";
+    std::size_t max_line_bytes = kOtlpMaxLineBytes;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
@@ -48,10 +51,21 @@ Action add_export_command(CLI::App& app) {
   sub->add_option("--meta", options->meta,
                   "KEY=VALUE for every row (repeatable); run_id, tool, commit and build_id set "
                   "those columns, other keys go to meta_keys/meta_values");
+  // The floor leaves room for the resource and a span of plain names; the
+  // ceiling is far above any collector's buffer.
+  CLI::Option* max_line_bytes =
+      sub->add_option("--max-line-bytes", options->max_line_bytes,
+                      "with --to otlp: the most bytes an output line takes, its newline "
+                      "included (default 1048576, the OpenTelemetry Collector's otlpjsonfile "
+                      "limit); the spans go on in as many lines as they need")
+          ->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 40));
   sub->add_option("-o,--output", options->output,
                   "output file, replaced atomically (default '-': stdout)");
 
-  return [options]() -> int {
+  return [options, max_line_bytes]() -> int {
+    if (max_line_bytes->count() > 0 && options->to != "otlp") {
+      return input_failure("passtiming: --max-line-bytes applies to --to otlp only");
+    }
     MetaPairs meta;
     try {
       meta = parse_meta_pairs(options->meta);
@@ -73,7 +87,12 @@ Action add_export_command(CLI::App& app) {
         } else if (options->to == "phase-rows") {
           write_phase_rows(profile, run, sink);
         } else {
-          write_otlp(profile, run, sink);
+          try {
+            write_otlp(profile, run, sink, options->max_line_bytes);
+          } catch (const std::length_error& e) {
+            // A span too large for a line: which of the inputs holds it.
+            throw std::length_error(path + ": " + e.what());
+          }
         }
       });
       out.commit();

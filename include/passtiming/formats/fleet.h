@@ -171,13 +171,28 @@ std::string phase_table_ddl(std::string_view table, TableEngine engine = TableEn
 /// The phase table that goes with the pass table `table`: `table` + "_phases".
 std::string phase_table_name(std::string_view table);
 
-/// One OTLP JSON `TracesData` document (a line) for `profile`: a trace per
+/// The default of write_otlp's limit on a line: 1 MiB, the most the
+/// OpenTelemetry Collector's `otlpjsonfile` receiver reads a line by default.
+inline constexpr std::size_t kOtlpMaxLineBytes = std::size_t{1} << 20;
+
+/// `profile` as OTLP JSON `TracesData` documents, one a line: a trace per
 /// section, a root span for the section and a span per record, nested by
 /// parent span ids, with the figures as attributes. A profile with phases
 /// is one trace instead: a span per phase, nested likewise, and each
-/// section's root span a child of its phase's span (docs/fleet.md#otlp). Times are the record's
-/// start and end offsets from the section's first pass, added to the
-/// profile's start time.
-void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink);
+/// section's root span a child of its phase's span (docs/fleet.md#otlp).
+/// Times are the offsets from the profile's first pass or phase, added to
+/// the profile's start time.
+///
+/// No line exceeds `max_line_bytes`, its newline included: every line
+/// repeats the resource and the scope, and carries as many of the next
+/// spans, in the order above, as fit; the next line goes on. Every
+/// parentSpanId names a span of the output, on this line or another (a
+/// record whose parent is no record of its section hangs under the
+/// section's span). Throws std::length_error, naming the span, when the
+/// resource with one span exceeds the limit (a name or command line near
+/// the limit in size): nothing is cut short. The sink may have had part of
+/// the output by then.
+void write_otlp(const Profile& profile, const RunIdentity& run, const TextSink& sink,
+                std::size_t max_line_bytes = kOtlpMaxLineBytes);
 
 }  // namespace passtiming
