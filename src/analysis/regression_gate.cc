@@ -134,17 +134,17 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
   row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
   if (row.status == GateStatus::ok) {
     // Which groups are tested is decided from the pooled runs alone,
-    // without the side each run came from: a group is tested when the
-    // spread of its pooled runs could hold a change above the floor and
-    // the threshold (the medians' change is at most max - min, and
-    // relative to a base median of at least min). Under the null
-    // hypothesis the rank test's p-value is exact conditionally on the
-    // pooled values, so this choice leaves it valid, and Holm's correction
-    // is not diluted by the many passes too small to ever matter.
-    const auto [lo_base, hi_base] = std::minmax_element(base_relative.begin(), base_relative.end());
-    const auto [lo_new, hi_new] = std::minmax_element(new_relative.begin(), new_relative.end());
-    const double lo = std::min(*lo_base, *lo_new), hi = std::max(*hi_base, *hi_new);
-    row.tested = hi - lo > settings.floor && exceeds_threshold(lo, hi - lo, settings.threshold_pct);
+    // without the side each run came from: a group is tested when some
+    // split of its pooled runs into sides of these sizes would move the
+    // medians by more than the floor and the threshold (largest_median_growth).
+    // A group no split can move that far can never be a regression, so
+    // none is left out that could be. Under the null hypothesis the rank
+    // test's p-value is exact conditionally on the pooled values, so this
+    // choice leaves it valid, and Holm's correction is not diluted by the
+    // many passes whose runs, however they fell, could not matter.
+    const MedianGrowth most = largest_median_growth(base_relative, new_relative);
+    row.tested = most.growth > settings.floor &&
+                 exceeds_threshold(most.base_median, most.growth, settings.threshold_pct);
     if (row.tested) {
       const RankTestResult test = shifted_test(base_relative, new_relative, settings);
       row.u_new = test.u_new;
@@ -340,6 +340,20 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
 
 double grown_by_threshold(double base, const GateSettings& settings) {
   return base + std::max(std::abs(base) * settings.threshold_pct / 100, settings.floor);
+}
+
+MedianGrowth largest_median_growth(std::span<const double> base, std::span<const double> next) {
+  std::vector<double> pooled(base.begin(), base.end());
+  pooled.insert(pooled.end(), next.begin(), next.end());
+  std::sort(pooled.begin(), pooled.end());
+  const auto split = pooled.begin() + static_cast<std::ptrdiff_t>(base.size());
+  std::vector<double> smallest(pooled.begin(), split);
+  std::vector<double> largest(pooled.end() - static_cast<std::ptrdiff_t>(next.size()),
+                              pooled.end());
+  MedianGrowth out;
+  out.base_median = median_of(smallest);
+  out.growth = median_of(largest) - out.base_median;
+  return out;
 }
 
 bool gate_has_power(const GateResult& result, const GateSettings& settings) {

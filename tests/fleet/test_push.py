@@ -81,15 +81,20 @@ class Proxy:
     at a time per connection (libcurl sends a request, then waits for its
     reply):
     - `delay`: each reply is held that many seconds;
+    - `insert_delay`: each INSERT request is held that many seconds before
+      it is forwarded (an INSERT still in transit when its pusher dies);
+      `forwarded` counts the INSERTs forwarded;
     - `insert_faults`: what happens to the successive INSERT requests:
       "drop_reply" (forwarded, the server stores the rows, then the reply is
       dropped and the connection closed), "503" (answered 503, not
       forwarded), "500" (answered 500 with a ClickHouse error, not
       forwarded), None (forwarded)."""
 
-    def __init__(self, upstream_port, delay=0.0, insert_faults=()):
+    def __init__(self, upstream_port, delay=0.0, insert_faults=(), insert_delay=0.0):
         self.upstream_port = upstream_port
         self.delay = delay
+        self.insert_delay = insert_delay
+        self.forwarded = 0
         self.insert_faults = list(insert_faults)
         self.inserts = 0
         self.server = socket.socket()
@@ -165,7 +170,8 @@ class Proxy:
             while True:
                 head, request = requests.message()
                 fault = None
-                if b"query=INSERT" in head.split(b"\r\n", 1)[0]:
+                is_insert = b"query=INSERT" in head.split(b"\r\n", 1)[0]
+                if is_insert:
                     self.inserts += 1
                     if self.insert_faults:
                         fault = self.insert_faults.pop(0)
@@ -179,7 +185,11 @@ class Proxy:
                                    + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
                                    + body)
                     return
+                if is_insert and self.insert_delay:
+                    time.sleep(self.insert_delay)
                 upstream.sendall(request)
+                if is_insert:
+                    self.forwarded += 1
                 _, reply = replies.message()
                 if fault == "drop_reply":
                     return

@@ -3,12 +3,14 @@
 // spin plugin (bench/gate/spin_plugin.cc).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "passtiming/engine/profile.h"
 #include "passtiming/formats/profile_io.h"
@@ -61,6 +63,22 @@ class GateTest : public testing::ShellTest {
     return "'" + kClang + "' -O2 -c -fpass-plugin='" + kSpinPlugin + "' '" + kExample +
            "' -o out.o";
   }
+  /// The nice values the runs of a 3-run gate with `flags` had, one a line:
+  /// each run's command is nice.sh, which appends its own (field 19 of
+  /// /proc/PID/stat) to nice.txt and then runs the compile.
+  std::vector<std::string> nice_values_of_runs(const std::string& flags) {
+    std::ofstream(dir / "nice.sh") << "cut -d' ' -f19 /proc/$$/stat >> nice.txt\nexec \"$@\"\n";
+    const std::string side = "sh nice.sh " + compile_command();
+    const Result r = run("'" + kCli + "' gate --runs 3 --seed 1 --dir runs " + flags +
+                         " --base \"" + side + "\" --new \"" + side + "\"");
+    EXPECT_TRUE(fs::exists(dir / "runs" / "new-003.json")) << r.err;
+    last_err = r.err;
+    std::ifstream in(dir / "nice.txt");
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+  std::string last_err;
   Result gate(const std::string& flags = "") {
     return run("'" + kCli + "' diff --gate --format json --base a-*.json --new b-*.json " + flags);
   }
@@ -151,6 +169,26 @@ TEST_F(GateTest, TheGateCommandRunsTheSidesInPairsAndJudgesThem) {
     previous_pair_end = last;
   }
   EXPECT_FALSE(fs::exists(dir / "runs" / "base-009.json"));
+}
+
+TEST_F(GateTest, TheGateCommandRunsTheSidesAtTheNiceValueAsked) {
+  // A higher nice value needs no privilege: every run gets it.
+  EXPECT_EQ(nice_values_of_runs("--nice 5"), std::vector<std::string>(6, "5"));
+}
+
+TEST_F(GateTest, TheGateCommandRunsTheSidesAtTheHighestPriorityWhereAllowed) {
+  const std::vector<std::string> values = nice_values_of_runs("");
+  if (::geteuid() == 0) {
+    EXPECT_EQ(values, std::vector<std::string>(6, "-20"));
+  } else {
+    // Without the privilege the runs keep the test's own nice value, and a
+    // warning says so.
+    ASSERT_EQ(values.size(), 6u);
+    EXPECT_NE(values[0], "-20");
+    EXPECT_NE(last_err.find("passtiming gate: warning: the runs keep the nice value"),
+              std::string::npos)
+        << last_err;
+  }
 }
 
 TEST_F(GateTest, TheGateCommandStopsAtAFailingRunAndSaysWhich) {

@@ -143,6 +143,23 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
 /// threshold and the floor: b + max(|b| * threshold_pct / 100, floor).
 double grown_by_threshold(double base, const GateSettings& settings);
 
+/// The largest growth of the median that the pooled runs could show.
+struct MedianGrowth {
+  double growth = 0;       ///< new median less base median, at most
+  double base_median = 0;  ///< the base median of the split that shows it
+};
+
+/// Over every split of the pooled values of `base` and `next` into sides of
+/// their sizes, the largest new median less base median: the median of the
+/// next.size() largest values less the median of the base.size() smallest
+/// (the median is monotone, so one split maximises both at once), with that
+/// split's base median, against which the threshold is relative. It depends
+/// on the pooled values only, not on which side each came from. Both sides
+/// need at least one value.
+///
+///     largest_median_growth({10, 20, 30}, {11, 12, 13})  // {growth 9, base_median 11}
+MedianGrowth largest_median_growth(std::span<const double> base, std::span<const double> next);
+
 /// Whether the gate could flag anything at all with `result`'s run counts
 /// and number of tested groups: smallest_p * tested <= alpha (for no tested
 /// group, with one). When it is false, every verdict of
