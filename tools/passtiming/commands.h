@@ -58,9 +58,10 @@ Action add_convert_command(CLI::App& app);
 /// [--max-line-bytes N] [-o OUT]`
 Action add_export_command(CLI::App& app);
 
-/// `passtiming push FILE... --clickhouse URL [--table T] [--create] [--meta KEY=VALUE]...
-/// [--batch-rows N] [--retries N] [--timeout-s S]`, or `push --print-schema [--table T]`:
-/// the rows of `export --to rows` stored in ClickHouse, each pass execution once.
+/// `passtiming push FILE... --clickhouse URL... [--table T] [--create [--replicated]]
+/// [--meta KEY=VALUE]... [--batch-rows N] [--connections N] [--retries N] [--timeout-s S]`,
+/// or `push --print-schema [--replicated] [--table T]`: the rows of `export --to rows`
+/// stored in ClickHouse, each pass execution once (passtiming/fleet/push.h).
 Action add_push_command(CLI::App& app);
 
 /// Parses `--meta KEY=VALUE` texts; throws ConfigError naming a bad one.
