@@ -17,14 +17,20 @@
 #                       under the default floor of 1 ms
 #   +4.4% LARGE         under the threshold of 5 %: gates flagging it
 #   +3% LARGEST         under the threshold: the pass with the largest median
-# and for each: how many gates flagged the target, any other pass, a drift.
+# and for each: how many gates flagged the target, any other pass, a drift,
+# and the range of the 1-minute load average over its gates.
 # The slowdown is a spin of thread CPU time before each execution of the
 # pass: the pass's median CPU self time in a warm-up, times the percentage,
 # over its executions per compile.
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
 # Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
-# METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 large4.4 largest3").
+# METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 large4.4 largest3"),
+# NICE (-20: the gate's --nice, and the warm-up's, so that the slowdowns are
+# percentages of the times the gate sees), LOAD (0: how many busy loops at
+# nice 0 run for the whole calibration, to make a quiet machine a shared one),
+# INPUT (a real C file to compile instead of the generated one, its directory
+# on the include path: e.g. zlib's inflate.c from bench/gate/fetch_zlib.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
@@ -35,6 +41,9 @@ TRIES="${TRIES:-20}"
 RUNS="${RUNS:-10}"
 FUNCTIONS="${FUNCTIONS:-50}"
 METRICS="${METRICS:-cpu}"
+NICE="${NICE:--20}"
+LOAD="${LOAD:-0}"
+INPUT="${INPUT:-}"
 CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 large4.4 largest3}"
 
 for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
@@ -45,24 +54,40 @@ for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
 done
 WORK="$(mktemp -d)"
 NEIGHBOUR_PID=""
+WATCHER_PID=""
+LOAD_PIDS=()
 cleanup() {
   [[ -n "$NEIGHBOUR_PID" ]] && kill "$NEIGHBOUR_PID" 2>/dev/null || true
+  for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-python3 "$ROOT/bench/gate/make_input.py" "$FUNCTIONS" >"$WORK/input.c"
+if [[ -n "$INPUT" ]]; then
+  INPUT="$(cd "$(dirname "$INPUT")" && pwd)/$(basename "$INPUT")"
+  cp "$INPUT" "$WORK/input.c"
+  INCLUDE="-I$(dirname "$INPUT")"
+  DESCRIBED="$INPUT"
+else
+  python3 "$ROOT/bench/gate/make_input.py" "$FUNCTIONS" >"$WORK/input.c"
+  INCLUDE=""
+  DESCRIBED="a generated file of $FUNCTIONS functions"
+fi
 cc -O2 -o "$WORK/neighbour" "$ROOT/bench/gate/bandwidth_neighbour.c"
+for ((i = 0; i < LOAD; i++)); do
+  bash -c 'while :; do :; done' &
+  LOAD_PIDS+=($!)
+done
 
 # The compile of a side whose pass $1 spins $2 µs before each execution.
 compile() {
-  echo "env PASSTIMING_SPIN_PASS=$1 PASSTIMING_SPIN_US=$2 $CLANG -O2 -c" \
+  echo "env PASSTIMING_SPIN_PASS=$1 PASSTIMING_SPIN_US=$2 $CLANG -O2 -c $INCLUDE" \
     "-fpass-plugin=$SPIN_PLUGIN $WORK/input.c -o $WORK/out.o"
 }
 
 # Warm-up: 5 compiles; per pass, its median CPU self time (ms) and its
 # executions per compile, tab-separated, largest first.
 for run in 1 2 3 4 5; do
-  "$PASSTIMING" run --no-report --metrics "$METRICS" -o "$WORK/warm-$run.json" -- \
+  nice -n "$NICE" "$PASSTIMING" run --no-report --metrics "$METRICS" -o "$WORK/warm-$run.json" -- \
     $(compile none 0) 2>/dev/null
 done
 python3 - "$WORK"/warm-*.json >"$WORK/passes.tsv" <<'PY'
@@ -109,7 +134,7 @@ gate() {  # target spin_us [flags...]
   local target="$1" spin="$2"
   shift 2
   local status=0
-  "$PASSTIMING" gate --runs "$RUNS" --metrics "$METRICS" --dir "$WORK/runs" --format json \
+  "$PASSTIMING" gate --runs "$RUNS" --nice "$NICE" --metrics "$METRICS" --dir "$WORK/runs" --format json \
     -o "$WORK/verdict.json" --base "$(compile "$target" 0)" --new "$(compile "$target" "$spin")" \
     "$@" 2>"$WORK/gate.err" || status=$?
   if ((status >= 2)); then
@@ -135,13 +160,14 @@ neighbour_for_half() {
     while (($(ls "$WORK/runs" 2>/dev/null | grep -c '\.json$' || true) < RUNS)); do sleep 0.2; done
     kill "$NEIGHBOUR_PID" 2>/dev/null || true
   ) &
+  WATCHER_PID=$!
 }
 
 # TRIES gates of one condition; one table row.
 condition() {  # label target percent neighbour [flags...]
   local label="$1" target="$2" pct="$3" neighbour="$4"
   shift 4
-  local ms n spin hits=0 others=0 drifts=0 changes=""
+  local ms n spin hits=0 others=0 drifts=0 changes="" loads=""
   ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/passes.tsv")"
   n="$(awk -F'\t' -v p="$target" '$1 == p { print $3 }' "$WORK/passes.tsv")"
   spin="$(spin_us "$pct" "$ms" "$n")"
@@ -151,10 +177,12 @@ condition() {  # label target percent neighbour [flags...]
     IFS=$'\t' read -r flagged drift change < <(gate "$target" "$spin" "$@")
     if [[ "$neighbour" == yes ]]; then
       kill "$NEIGHBOUR_PID" 2>/dev/null || true
-      wait 2>/dev/null || true
+      # These two only: a bare wait would wait for the busy loops too.
+      wait "$NEIGHBOUR_PID" "$WATCHER_PID" 2>/dev/null || true
       NEIGHBOUR_PID=""
     fi
     changes+="$change "
+    loads+="$(cut -d' ' -f1 /proc/loadavg) "
     [[ ";$flagged;" == *";$target;"* ]] && hits=$((hits + 1))
     IFS=';' read -r -a names <<<"$flagged"
     for pass in "${names[@]}"; do
@@ -165,15 +193,18 @@ condition() {  # label target percent neighbour [flags...]
     done
     [[ "$drift" == true ]] && drifts=$((drifts + 1))
   done
-  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s  %s\n' "$label" "$target" "$ms" "$hits" \
-    "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" "$changes"
+  local load_range
+  load_range="$(tr ' ' '\n' <<<"$loads" | sort -g | sed '/^$/d' | sed -n '1p;$p' | paste -sd-)"
+  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %9s  %s\n' "$label" "$target" "$ms" "$hits" \
+    "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" "$load_range" "$changes"
 }
 
-echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, a generated file of $FUNCTIONS" \
-  "functions; passtiming gate, $RUNS runs per side alternated, metrics $METRICS; $TRIES gates" \
-  "per condition; load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
-printf '%-28s %-22s %8s %11s %11s %11s  %s\n' "condition" "pass" "ms" "flagged" \
-  "others" "drift" "measured change of the pass per gate (%)"
+echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, $DESCRIBED;" \
+  "passtiming gate, $RUNS runs per side alternated, nice $NICE, metrics $METRICS;" \
+  "$TRIES gates per condition; $LOAD busy loops; load average $(cut -d' ' -f1-3 /proc/loadavg)" \
+  "at the start"
+printf '%-28s %-22s %8s %11s %11s %11s %9s  %s\n' "condition" "pass" "ms" "flagged" \
+  "others" "drift" "load" "measured change of the pass per gate (%)"
 for c in $CONDITIONS; do
   case "$c" in
     aa) condition "A/A" "$LARGE" 0 no ;;
