@@ -47,6 +47,14 @@ std::string query_id(std::string_view table, std::string_view run_id, std::uint3
   return fmt::format("{}{}:{}:{}:{}", kQueryIdPrefix, table, run_id, section, chunk);
 }
 
+/// Whether an INSERT's reply leaves its outcome open, worth another try
+/// once the server says what is stored: a transport failure, 502/503/504,
+/// 216 (an INSERT of the same query id still runs), 252 (too many parts:
+/// the server asks to wait for its merges).
+bool retryable(const HttpReply& reply) {
+  return reply.transient() || has_error_code(reply, 216) || has_error_code(reply, 252);
+}
+
 /// The servers of a push, one of them current: a request that finds it away
 /// goes to the next (a replica of the same shard) when retried.
 class Servers {
@@ -320,7 +328,7 @@ struct Pusher::State {
 
       // 216: an INSERT of this chunk still runs (an earlier one of this
       // push, cut off by its timeout, or another push's).
-      const bool unknown = reply.transient() || has_error_code(reply, 216);
+      const bool unknown = retryable(reply);
       if (unknown) pause(on, retries, reply.message());
       // Whatever the reply, the INSERT may have stored its rows (a
       // materialized view that fails after the table stored them): the push
@@ -377,7 +385,7 @@ struct Pusher::State {
       }
       return;
     }
-    const bool unknown = reply.transient() || has_error_code(reply, 216);
+    const bool unknown = retryable(reply);
     int retries = 0;
     if (unknown) pause(on, retries, reply.message());
     for (const Chunk& chunk : pack) {
@@ -523,7 +531,7 @@ void push_phases(Pusher::State& s, const std::string& path, const Profile& profi
         s.servers.current().post(fmt::format("INSERT INTO {} FORMAT JSONEachRow", s.phase_table),
                                  body, id, s.insert_settings);
     if (reply.ok()) break;
-    if (!reply.transient() && !has_error_code(reply, 216)) {
+    if (!retryable(reply)) {
       s.stop(s.server_refused("INSERT", reply));
     }
     // Unknown: once the INSERT no longer runs, its phases are stored or not

@@ -92,6 +92,8 @@ def test_rows_stored_twice_never_hide_missing_ones(clickhouse, replicas, passtim
     first_chunks = rows[:2000]
 
     clickhouse.query(ddl(passtiming_cli, "t_cut_plain"))
+    # No merge may remove the twins while the test counts them.
+    clickhouse.query("SYSTEM STOP MERGES t_cut_plain")
     for _ in range(2):
         for start in (0, 1000):
             insert_rows(clickhouse, "t_cut_plain", first_chunks[start:start + 1000], 1000)
@@ -148,6 +150,7 @@ def test_a_plain_table_stores_a_chunk_sent_twice_twice(clickhouse, replicas, pas
     rows = subprocess.run([passtiming_cli, "export", str(profile), "--to", "rows"],
                           capture_output=True, text=True, check=True).stdout.splitlines()
     clickhouse.query(ddl(passtiming_cli, "t_twice_plain"))
+    clickhouse.query("SYSTEM STOP MERGES t_twice_plain")  # the twins stay to be counted
     make_table(replicas, passtiming_cli, "t_twice", replicated=True)
     for server, table in [(clickhouse, "t_twice_plain"), (replicas[0], "t_twice"),
                           (replicas[1], "t_twice")]:
@@ -224,6 +227,7 @@ def test_a_killed_pushers_insert_in_transit(clickhouse, replicas, passtiming_cli
         make_table(replicas, passtiming_cli, table, replicated=True)
     else:
         clickhouse.query(ddl(passtiming_cli, table))
+        clickhouse.query(f"SYSTEM STOP MERGES {table}")  # the twins stay to be counted
     profile = write_profile(tmp_path / "transit.json", 3000, pid=8212)
     held = Proxy(server.port, insert_delay=1.5)
     try:
