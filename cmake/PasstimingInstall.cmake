@@ -8,7 +8,10 @@ install(TARGETS passtiming passtiming_engine passtiming_formats passtiming_analy
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/passtiming DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The fleet room (libcurl) is the command's, not installed as a library:
+# its headers stay with it.
+install(DIRECTORY include/passtiming DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        PATTERN fleet EXCLUDE)
 if(TARGET passtiming_cli)
   install(TARGETS passtiming_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
