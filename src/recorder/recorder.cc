@@ -78,16 +78,9 @@ void Recorder::context_closed() noexcept {
 // The PassEventSink callbacks. The owner check is a plain load per callback;
 // the compare-and-swap is paid once per context.
 
-bool Recorder::admits_caller() noexcept {
-  const std::thread::id current = owner_.load(std::memory_order_relaxed);
-  if (current == std::thread::id{} || current == std::this_thread::get_id()) return true;
-  refuse();
-  return false;
-}
-
 bool Recorder::claim() noexcept {
-  std::thread::id expected{};
-  const std::thread::id self = std::this_thread::get_id();
+  std::uintptr_t expected = 0;
+  const std::uintptr_t self = caller();
   if (owner_.compare_exchange_strong(expected, self, std::memory_order_acquire) ||
       expected == self) {
     return true;
@@ -97,12 +90,12 @@ bool Recorder::claim() noexcept {
 }
 
 bool Recorder::release() noexcept {
-  const std::thread::id current = owner_.load(std::memory_order_relaxed);
-  if (current != std::thread::id{} && current != std::this_thread::get_id()) {
+  const std::uintptr_t current = owner_.load(std::memory_order_relaxed);
+  if (current != 0 && current != caller()) {
     refuse();
     return false;
   }
-  owner_.store(std::thread::id{}, std::memory_order_release);
+  owner_.store(0, std::memory_order_release);
   return true;
 }
 

@@ -77,15 +77,6 @@ namespace {
   return get(*field, object);
 }
 
-std::optional<std::int64_t> FieldReader::known_borrowable(std::int32_t type_index) const {
-  const std::uint64_t word = borrowable_.load(std::memory_order_relaxed);
-  if ((word & 1) == 0 ||
-      static_cast<std::uint32_t>(word >> 32) != static_cast<std::uint32_t>(type_index)) {
-    return std::nullopt;
-  }
-  return static_cast<std::int64_t>((word & 0xFFFF'FFFFu) >> 1);
-}
-
 void FieldReader::remember_borrowable(std::int32_t type_index, std::int64_t offset) const {
   // An offset past 31 bits (never seen) is not remembered: the slow path
   // serves it.
@@ -95,13 +86,8 @@ void FieldReader::remember_borrowable(std::int32_t type_index, std::int64_t offs
                     std::memory_order_relaxed);
 }
 
-std::optional<const ::tvm::ffi::Object*> FieldReader::borrow(
+std::optional<const ::tvm::ffi::Object*> FieldReader::borrow_slow(
     const ::tvm::ffi::Object* object) const {
-  if (object == nullptr) return nullptr;
-  if (const std::optional<std::int64_t> offset = known_borrowable(object->type_index())) {
-    return *reinterpret_cast<const ::tvm::ffi::Object* const*>(
-        reinterpret_cast<const char*>(object) + *offset);
-  }
   Remembered& slot = find(object->type_index());
   if (slot.field == nullptr || slot.field->getter == nullptr) return std::nullopt;
   using Borrow = Remembered::Borrow;
@@ -124,30 +110,8 @@ std::optional<const ::tvm::ffi::Object*> FieldReader::borrow(
   return stored;
 }
 
-namespace {
-
-/// The text of a string held in a tagged cell, the layout of both a String
-/// and an Any: the short text inline, or a string object. Nullopt when the
-/// cell holds something else.
-std::optional<std::string_view> cell_text(const TVMFFIAny& cell) {
-  if (cell.type_index == ::tvm::ffi::TypeIndex::kTVMFFISmallStr) {
-    return std::string_view(cell.v_bytes, cell.small_str_len);
-  }
-  if (cell.type_index == ::tvm::ffi::TypeIndex::kTVMFFIStr) {
-    const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(cell.v_obj);
-    return std::string_view(bytes->data, bytes->size);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<std::string_view> FieldReader::borrow_text(const ::tvm::ffi::Object* object) const {
-  if (object == nullptr) return std::nullopt;
-  if (const std::optional<std::int64_t> offset = known_borrowable(object->type_index())) {
-    return cell_text(
-        *reinterpret_cast<const TVMFFIAny*>(reinterpret_cast<const char*>(object) + *offset));
-  }
+std::optional<std::string_view> FieldReader::borrow_text_slow(
+    const ::tvm::ffi::Object* object) const {
   Remembered& slot = find(object->type_index());
   if (slot.field == nullptr || slot.field->getter == nullptr) return std::nullopt;
   using Borrow = Remembered::Borrow;

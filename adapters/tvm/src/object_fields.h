@@ -38,7 +38,14 @@ class FieldReader {
   /// its value): read() then. Whether a type's field may be borrowed is
   /// learnt by comparing the storage with the getter's value the first time
   /// it holds an object. Throws as read() does.
-  std::optional<const ::tvm::ffi::Object*> borrow(const ::tvm::ffi::Object* object) const;
+  std::optional<const ::tvm::ffi::Object*> borrow(const ::tvm::ffi::Object* object) const {
+    if (object == nullptr) return nullptr;
+    if (const std::optional<std::int64_t> offset = known_borrowable(object->type_index())) {
+      return *reinterpret_cast<const ::tvm::ffi::Object* const*>(
+          reinterpret_cast<const char*>(object) + *offset);
+    }
+    return borrow_slow(object);
+  }
 
   /// The text of a string field, read from the field's storage without
   /// calling its getter or taking a reference: valid while `object` lives
@@ -47,7 +54,14 @@ class FieldReader {
   /// whether it is, is learnt as borrow() learns it, by comparing
   /// the storage with the getter's value the first time it holds text.
   /// Throws as read() does.
-  std::optional<std::string_view> borrow_text(const ::tvm::ffi::Object* object) const;
+  std::optional<std::string_view> borrow_text(const ::tvm::ffi::Object* object) const {
+    if (object == nullptr) return std::nullopt;
+    if (const std::optional<std::int64_t> offset = known_borrowable(object->type_index())) {
+      return cell_text(
+          *reinterpret_cast<const TVMFFIAny*>(reinterpret_cast<const char*>(object) + *offset));
+    }
+    return borrow_text_slow(object);
+  }
 
  private:
   struct Remembered;
@@ -56,9 +70,34 @@ class FieldReader {
   Remembered& find(std::int32_t type_index) const;
   /// find() past the last type: looks the type up, or learns it.
   Remembered& find_slow(std::int32_t type_index) const;
+  // borrow() and borrow_text() are inline up to here, the known type's read
+  // (a pass's name is read twice a pass, between passes that have evicted
+  // the callbacks' code): learning a type, and any other type, is not.
+  std::optional<const ::tvm::ffi::Object*> borrow_slow(const ::tvm::ffi::Object* object) const;
+  std::optional<std::string_view> borrow_text_slow(const ::tvm::ffi::Object* object) const;
+  /// The text of a string held in a tagged cell, the layout of both a
+  /// String and an Any: the short text inline, or a string object. Nullopt
+  /// when the cell holds something else.
+  static std::optional<std::string_view> cell_text(const TVMFFIAny& cell) {
+    if (cell.type_index == ::tvm::ffi::TypeIndex::kTVMFFISmallStr) {
+      return std::string_view(cell.v_bytes, cell.small_str_len);
+    }
+    if (cell.type_index == ::tvm::ffi::TypeIndex::kTVMFFIStr) {
+      const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(cell.v_obj);
+      return std::string_view(bytes->data, bytes->size);
+    }
+    return std::nullopt;
+  }
   /// The field's offset in objects of `type_index` when the field is known
   /// to be borrowable there, from one load of `borrowable_`.
-  std::optional<std::int64_t> known_borrowable(std::int32_t type_index) const;
+  std::optional<std::int64_t> known_borrowable(std::int32_t type_index) const {
+    const std::uint64_t word = borrowable_.load(std::memory_order_relaxed);
+    if ((word & 1) == 0 ||
+        static_cast<std::uint32_t>(word >> 32) != static_cast<std::uint32_t>(type_index)) {
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>((word & 0xFFFF'FFFFu) >> 1);
+  }
   /// Makes `type_index` the type known_borrowable() answers.
   void remember_borrowable(std::int32_t type_index, std::int64_t offset) const;
 

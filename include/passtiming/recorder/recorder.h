@@ -26,6 +26,13 @@
 #include "passtiming/recorder/pass_event_sink.h"
 #include "passtiming/recorder/settings.h"
 
+/// Whether the compiler reads the thread pointer itself (Recorder::caller).
+#if defined(__has_builtin) && (defined(__x86_64__) || defined(__aarch64__))
+#if __has_builtin(__builtin_thread_pointer)
+#define PASSTIMING_THREAD_POINTER 1
+#endif
+#endif
+
 namespace passtiming {
 
 /// One completed pass execution, as the seed's dataclass has it
@@ -149,25 +156,44 @@ class Recorder final : public PassEventSink {
   }
 
  private:
+  /// The calling thread, as owner_ holds it: distinct for every running
+  /// thread, and never 0.
+  static std::uintptr_t caller() noexcept {
+#ifdef PASSTIMING_THREAD_POINTER
+    // The thread's own control block, read from its register: a call into
+    // the C library (pthread_self) costs a pass a cache line of code more.
+    return reinterpret_cast<std::uintptr_t>(__builtin_thread_pointer());
+#else
+    static thread_local const char tag = 0;
+    return reinterpret_cast<std::uintptr_t>(&tag);
+#endif
+  }
   /// Whether the calling thread may drive the machine now; the first
-  /// refusal is logged.
-  bool admits_caller() noexcept;
+  /// refusal is logged. Inline: every callback asks it.
+  bool admits_caller() noexcept {
+    const std::uintptr_t current = owner_.load(std::memory_order_relaxed);
+    if (current == 0 || current == caller()) [[likely]]
+      return true;
+    refuse();
+    return false;
+  }
   bool claim() noexcept;
   bool release() noexcept;
-  void refuse() noexcept;
+  [[gnu::cold, gnu::noinline]] void refuse() noexcept;
   void context_closed() noexcept;
 
   Settings settings_;
   double threshold_ms_;
   std::shared_ptr<const Clock> clock_;
+  /// The caller() inside enter_pass_ctx..exit_pass_ctx, or 0. One machine
+  /// times one PassContext on one thread at a time. Beside the clock: both
+  /// are read at every callback.
+  std::atomic<std::uintptr_t> owner_{0};
   /// Where its messages and the machine's go: timing_logger_name() of the
   /// settings' source.
   const Logger* logger_;
   TimingStateMachine machine_;
   std::string label_;
-  /// The thread inside enter_pass_ctx..exit_pass_ctx, or none. One machine
-  /// times one PassContext on one thread at a time.
-  std::atomic<std::thread::id> owner_{};
   std::atomic<bool> warned_foreign_{false};
   std::shared_ptr<MetricSampler> sampler_;
   ProfileMetrics metrics_;
