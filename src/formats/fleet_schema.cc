@@ -96,7 +96,7 @@ std::span<const RowColumn> phase_row_columns() {
 std::string phase_table_ddl(std::string_view table, TableEngine engine) {
   return fmt::format(
       "CREATE TABLE IF NOT EXISTS {} ({}) ENGINE = {} "
-      "PARTITION BY toYYYYMM(start_time) ORDER BY (path, start_time, run_id, phase){}",
+      "PARTITION BY toYYYYMM(start_time) ORDER BY (run_id, phase){}",
       table, column_list(kPhaseColumns), engine_clause(table, engine), engine_settings(engine));
 }
 

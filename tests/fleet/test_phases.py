@@ -67,6 +67,10 @@ def test_push_stores_the_phases_beside_the_passes_once(clickhouse, passtiming_cl
         ["3", "2", "compile/back end/function", "main", "2", "400", "-1", "0", "0"],
     ]
     assert clickhouse.query("SELECT count() FROM t_phased").strip() == "1"
+    # Phase schema 2: sorted by the identity of a phase, so that a push's
+    # look at a run's stored phases reads a range of the key.
+    assert "ORDER BY (run_id, phase)" in clickhouse.query("SHOW CREATE TABLE t_phased_phases")
+    assert clickhouse.query("SELECT DISTINCT schema_version FROM t_phased_phases").strip() == "2"
 
     # Every column is what `export --to phase-rows` writes.
     columns = ", ".join(name for name, _ in PHASE_COLUMNS)

@@ -189,7 +189,7 @@ TEST(PhaseFleetTest, APhaseRowPerPhaseWithItsPathAndSections) {
   std::string rows;
   write_phase_rows(phased_profile(), run, [&](std::string_view text) { rows += text; });
   const std::string head =
-      "{\"schema_version\":1,\"run_id\":\"r1\",\"host\":\"h\",\"start_time\":\"2024-05-01 "
+      "{\"schema_version\":2,\"run_id\":\"r1\",\"host\":\"h\",\"start_time\":\"2024-05-01 "
       "12:00:00\",\"command\":\"\",\"tool\":\"\",\"commit\":\"\",\"build_id\":\"\","
       "\"meta_keys\":[],\"meta_values\":[],";
   EXPECT_EQ(rows,

@@ -26,8 +26,9 @@ namespace passtiming {
 inline constexpr int kRowSchemaVersion = 2;
 
 /// The version of the phase rows' schema (docs/fleet.md#phases), kept
-/// apart from kRowSchemaVersion: the phases are a table of their own.
-inline constexpr int kPhaseRowSchemaVersion = 1;
+/// apart from kRowSchemaVersion: the phases are a table of their own. 2:
+/// the table is sorted by the identity of a phase (run_id, phase).
+inline constexpr int kPhaseRowSchemaVersion = 2;
 
 /// `key=value` pairs given with `--meta`, in order.
 using MetaPairs = std::vector<std::pair<std::string, std::string>>;
@@ -164,8 +165,10 @@ std::span<const RowColumn> phase_row_columns();
 
 /// The ClickHouse statement that makes `table` for the phase rows:
 /// `CREATE TABLE IF NOT EXISTS <table> (<columns>) ENGINE = ReplacingMergeTree
-/// PARTITION BY toYYYYMM(start_time) ORDER BY (path, start_time, run_id,
-/// phase)`; run_id and phase name one phase of one run.
+/// PARTITION BY toYYYYMM(start_time) ORDER BY (run_id, phase)`: run_id and
+/// phase name one phase of one run, so that a push's look at the phases
+/// stored of a run reads a range of the key, and a row stored twice is one
+/// row after a merge.
 std::string phase_table_ddl(std::string_view table, TableEngine engine = TableEngine::kReplacing);
 
 /// The phase table that goes with the pass table `table`: `table` + "_phases".
