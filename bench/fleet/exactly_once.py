@@ -7,7 +7,12 @@ ZooKeeper and the ReplicatedReplacingMergeTree table.
    pushed by `passtiming push`, beside `clickhouse-client --query "INSERT
    ... FORMAT JSONEachRow"` of the same rows (`passtiming export --to
    rows`, one file); seconds, medians of the rounds, the two interleaved.
-2. The check of a re-push: 7 stored profiles pushed again (nothing to
+2. What a block costs: 200 of those profiles' rows (214 each) as 200
+   INSERTs of one block each, as one INSERT of the same 200 blocks
+   (max_insert_block_size 214, no squashing) and as one INSERT of one
+   block; on the replicas, the 200-block INSERT sent again stores nothing
+   (each block dropped as a repeat on its own).
+3. The check of a re-push: 7 stored profiles pushed again (nothing to
    send) into a table of 40,000,000 rows (made on the server with INSERT ...
    SELECT FROM numbers()); seconds, median of the rounds, beside the empty
    table's.
@@ -29,7 +34,10 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fleet"))
 
-from clickhouse_server import ClickHouse, ZooKeeper, replica_pair  # noqa: E402
+import urllib.parse  # noqa: E402
+import urllib.request  # noqa: E402
+
+from clickhouse_server import _OPENER, ClickHouse, ZooKeeper, replica_pair  # noqa: E402
 from synthetic_profiles import write_profile  # noqa: E402
 
 BIG = 40_000_000
@@ -92,6 +100,50 @@ def many_small(cli, servers, replicated, work, count, records, rounds):
           f"push speed / client's {client_s / push_s:5.2f}")
 
 
+def insert(server, table, body, **settings):
+    query = urllib.parse.urlencode({"query": f"INSERT INTO {table} FORMAT JSONEachRow",
+                                    **settings})
+    request = urllib.request.Request(f"{server.url}/?{query}", data=body, method="POST")
+    with _OPENER.open(request, timeout=600) as reply:
+        reply.read()
+
+
+def block_cost(cli, servers, replicated, work, rounds, blocks=200, records=214):
+    server = servers[0]
+    with open(work / "small-1000" / "rows.jsonl", "rb") as f:
+        lines = f.readlines()[:blocks * records]
+    chunks = [b"".join(lines[i * records:(i + 1) * records]) for i in range(blocks)]
+    # A block per chunk, however many chunks an INSERT holds.
+    split = {"max_insert_block_size": records, "min_insert_block_size_rows": 0,
+             "min_insert_block_size_bytes": 0}
+    ways = {
+        f"{blocks} INSERTs of a block": lambda: [insert(server, "t_blocks", c, **split)
+                                                 for c in chunks],
+        f"1 INSERT of {blocks} blocks": lambda: insert(server, "t_blocks", b"".join(chunks),
+                                                       **split),
+        "1 INSERT of 1 block": lambda: insert(server, "t_blocks", b"".join(chunks)),
+    }
+    times = {name: [] for name in ways}
+    for _ in range(rounds):
+        for name, fn in ways.items():
+            fresh(servers, cli, "t_blocks", replicated)
+            times[name].append(timed(fn))
+            assert int(server.query("SELECT count() FROM t_blocks")) == blocks * records
+    repeat = ""
+    if replicated:
+        fresh(servers, cli, "t_blocks", replicated)
+        ways[f"1 INSERT of {blocks} blocks"]()
+        again = timed(ways[f"1 INSERT of {blocks} blocks"])
+        stored = int(server.query("SELECT count() FROM t_blocks"))
+        assert stored == blocks * records, stored
+        repeat = f"; sent again: {again:.3f} s, nothing stored"
+    print("  " + ", ".join(f"{name} {statistics.median(t):.3f} s "
+                           f"({statistics.median(t) / (1 if name.endswith(' 1 block') else blocks) * 1000:.1f} ms/block)"
+                           for name, t in times.items()) + repeat)
+    for other in servers:
+        other.query("DROP TABLE IF EXISTS t_blocks")
+
+
 def repush_check(cli, servers, replicated, work, rounds):
     server = servers[0]
     directory = work / "repush"
@@ -148,6 +200,7 @@ def main():
             print(name)
             many_small(cli, servers, replicated, work, 100, 2504, args.rounds)
             many_small(cli, servers, replicated, work, 1000, 214, args.rounds)
+            block_cost(cli, servers, replicated, work, args.rounds)
             repush_check(cli, servers, replicated, work, args.rounds)
             for server in servers:
                 server.query("DROP TABLE IF EXISTS t_big", timeout=600)
