@@ -20,8 +20,8 @@
 # and for each: how many gates flagged the target, any other pass, a drift,
 # and the range of the 1-minute load average over its gates.
 # The slowdown is a spin of thread CPU time before each execution of the
-# pass: the pass's median CPU self time in a warm-up, times the percentage,
-# over its executions per compile.
+# pass: the pass's median CPU self time in a warm-up just before the
+# condition, times the percentage, over its executions per compile.
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
 # Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
@@ -85,12 +85,13 @@ compile() {
 }
 
 # Warm-up: 5 compiles; per pass, its median CPU self time (ms) and its
-# executions per compile, tab-separated, largest first.
-for run in 1 2 3 4 5; do
-  nice -n "$NICE" "$PASSTIMING" run --no-report --metrics "$METRICS" -o "$WORK/warm-$run.json" -- \
-    $(compile none 0) 2>/dev/null
-done
-python3 - "$WORK"/warm-*.json >"$WORK/passes.tsv" <<'PY'
+# executions per compile, tab-separated, largest first, into $1.
+warm_up() {
+  for run in 1 2 3 4 5; do
+    nice -n "$NICE" "$PASSTIMING" run --no-report --metrics "$METRICS" -o "$WORK/warm-$run.json" -- \
+      $(compile none 0) 2>/dev/null
+  done
+  python3 - "$WORK"/warm-*.json >"$1" <<'PY'
 import json, statistics, sys
 runs = []
 for path in sys.argv[1:]:
@@ -112,6 +113,8 @@ for name in names:
 for median, name, count in sorted(rows, reverse=True):
     print(f"{name}\t{median:.4f}\t{count}")
 PY
+}
+warm_up "$WORK/passes.tsv"
 pick() {  # the pass whose median is nearest $1 ms and at least $2 ms
   python3 - "$WORK/passes.tsv" "$1" "$2" <<'PY'
 import sys
@@ -168,8 +171,12 @@ condition() {  # label target percent neighbour [flags...]
   local label="$1" target="$2" pct="$3" neighbour="$4"
   shift 4
   local ms n spin hits=0 others=0 drifts=0 changes="" loads=""
-  ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/passes.tsv")"
-  n="$(awk -F'\t' -v p="$target" '$1 == p { print $3 }' "$WORK/passes.tsv")"
+  # The slowdown is a percentage of the pass's time just before the
+  # condition's gates: the machine's load, and with it the pass's CPU time,
+  # may have moved since the first warm-up.
+  warm_up "$WORK/now.tsv"
+  ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/now.tsv")"
+  n="$(awk -F'\t' -v p="$target" '$1 == p { print $3 }' "$WORK/now.tsv")"
   spin="$(spin_us "$pct" "$ms" "$n")"
   for ((try = 1; try <= TRIES; try++)); do
     rm -rf "$WORK/runs"
