@@ -39,6 +39,7 @@ std::vector<PassTimingRecord> pass_timing_records(const Section& s) {
 Recorder::Recorder(double threshold_ms, std::shared_ptr<const Clock> clock)
     : threshold_ms_(threshold_ms),
       clock_(clock ? std::move(clock) : steady_clock()),
+      steady_(clock_ == steady_clock()),
       logger_(&get_logger(kTimingLoggerName)) {
   settings_.threshold_ms = threshold_ms;
 }
@@ -124,13 +125,19 @@ void Recorder::exit_pass_ctx() noexcept {
 
 void Recorder::run_before_pass(std::string_view pass, std::string_view kernel) noexcept {
   if (!admits_caller()) return;
-  guarded(*logger_, [&] { machine_.begin_now(*clock_, {pass, kernel}); });
+  guarded(*logger_, [&] {
+    if (steady_) [[likely]] {
+      machine_.begin_now(static_cast<const SteadyClock&>(*clock_), {pass, kernel});
+    } else {
+      machine_.begin_now(*clock_, {pass, kernel});
+    }
+  });
 }
 
 void Recorder::run_after_pass(std::string_view pass) noexcept {
   // The clock first: the checks below are not the pass's time. With
   // metrics, the machine reads the sampler and then the clock again.
-  const Nanoseconds t = clock_->now_ns();
+  const Nanoseconds t = steady_ ? SteadyClock::read() : clock_->now_ns();
   if (!admits_caller()) return;
   guarded(*logger_, [&] { machine_.end(t, {.pass = pass, .clock = clock_.get()}); });
 }

@@ -185,6 +185,9 @@ class Recorder final : public PassEventSink {
   Settings settings_;
   double threshold_ms_;
   std::shared_ptr<const Clock> clock_;
+  /// Whether clock_ is the process's steady clock, which the pass callbacks
+  /// then read without a virtual call (a cache line of code fewer a read).
+  bool steady_;
   /// The caller() inside enter_pass_ctx..exit_pass_ctx, or 0. One machine
   /// times one PassContext on one thread at a time. Beside the clock: both
   /// are read at every callback.
