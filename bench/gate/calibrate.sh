@@ -18,10 +18,15 @@
 #   +4.4% LARGE         under the threshold of 5 %: gates flagging it
 #   +3% LARGEST         under the threshold: the pass with the largest median
 # and for each: how many gates flagged the target, any other pass, a drift,
-# and the range of the 1-minute load average over its gates.
+# how many flagged the target when the same runs are judged by the other
+# statistic (`passtiming diff --gate --statistic`: runs when STATISTIC is
+# matched, and the other way round), and the range of the 1-minute load
+# average over its gates.
 # The slowdown is a spin of thread CPU time before each execution of the
 # pass: the pass's median CPU self time in a warm-up just before the
-# condition, times the percentage, over its executions per compile.
+# condition, times the percentage, over its executions per compile. The
+# measured change per gate is that of the statistic the gate compared
+# (base_compared and new_compared: the matched totals by default).
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
 # Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
@@ -30,7 +35,9 @@
 # percentages of the times the gate sees), LOAD (0: how many busy loops at
 # nice 0 run for the whole calibration, to make a quiet machine a shared one),
 # INPUT (a real C file to compile instead of the generated one, its directory
-# on the include path: e.g. zlib's inflate.c from bench/gate/fetch_zlib.sh).
+# on the include path: e.g. zlib's inflate.c from bench/gate/fetch_zlib.sh),
+# STATISTIC (matched: the gate's --statistic; runs for the rank test of the
+# runs' values).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
@@ -44,6 +51,7 @@ METRICS="${METRICS:-cpu}"
 NICE="${NICE:--20}"
 LOAD="${LOAD:-0}"
 INPUT="${INPUT:-}"
+STATISTIC="${STATISTIC:-matched}"
 CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 large4.4 largest3}"
 
 for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
@@ -132,12 +140,14 @@ spin_us() {  # $1 percent of $2 ms over $3 executions, in µs per execution
 }
 
 # One gate; prints the flagged passes (';'-joined, '-' for none), whether
-# it flagged a drift, and the target's measured relative change in %.
+# it flagged a drift, the target's measured relative change in %, and the
+# passes flagged when the same runs are judged by the other statistic.
 gate() {  # target spin_us [flags...]
   local target="$1" spin="$2"
   shift 2
   local status=0
-  "$PASSTIMING" gate --runs "$RUNS" --nice "$NICE" --metrics "$METRICS" --dir "$WORK/runs" --format json \
+  "$PASSTIMING" gate --runs "$RUNS" --nice "$NICE" --metrics "$METRICS" --statistic "$STATISTIC" \
+    --dir "$WORK/runs" --format json \
     -o "$WORK/verdict.json" --base "$(compile "$target" 0)" --new "$(compile "$target" "$spin")" \
     "$@" 2>"$WORK/gate.err" || status=$?
   if ((status >= 2)); then
@@ -145,13 +155,24 @@ gate() {  # target spin_us [flags...]
     cat "$WORK/gate.err" >&2
     exit 1
   fi
-  python3 - "$WORK/verdict.json" "$target" <<'PY'
+  local other=runs
+  [[ "$STATISTIC" == runs ]] && other=matched
+  status=0
+  "$PASSTIMING" diff --gate --statistic "$other" --format json -o "$WORK/verdict-other.json" \
+    --base "$WORK"/runs/base-*.json --new "$WORK"/runs/new-*.json "$@" 2>/dev/null || status=$?
+  if ((status >= 2)); then
+    echo "calibrate: passtiming diff --gate --statistic $other failed with status $status" >&2
+    exit 1
+  fi
+  python3 - "$WORK/verdict.json" "$target" "$WORK/verdict-other.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 flagged = [r["key"] for r in v["rows"] if r["status"] == "regression"]
 row = next((r for r in v["rows"] if r["key"] == sys.argv[2]), None)
-change = (row["new_median"] / row["base_median"] - 1) * 100 if row and row["base_median"] else float("nan")
-print("\t".join([";".join(flagged) or "-", str(v["drift"]["flagged"]).lower(), f"{change:+.1f}"]))
+change = (row["new_compared"] / row["base_compared"] - 1) * 100 if row and row["base_compared"] else float("nan")
+other = [r["key"] for r in json.load(open(sys.argv[3]))["rows"] if r["status"] == "regression"]
+print("\t".join([";".join(flagged) or "-", str(v["drift"]["flagged"]).lower(), f"{change:+.1f}",
+                 ";".join(other) or "-"]))
 PY
 }
 
@@ -170,7 +191,7 @@ neighbour_for_half() {
 condition() {  # label target percent neighbour [flags...]
   local label="$1" target="$2" pct="$3" neighbour="$4"
   shift 4
-  local ms n spin hits=0 others=0 drifts=0 changes="" loads=""
+  local ms n spin hits=0 others=0 drifts=0 other_hits=0 changes="" loads=""
   # The slowdown is a percentage of the pass's time just before the
   # condition's gates: the machine's load, and with it the pass's CPU time,
   # may have moved since the first warm-up.
@@ -181,7 +202,7 @@ condition() {  # label target percent neighbour [flags...]
   for ((try = 1; try <= TRIES; try++)); do
     rm -rf "$WORK/runs"
     [[ "$neighbour" == yes ]] && neighbour_for_half
-    IFS=$'\t' read -r flagged drift change < <(gate "$target" "$spin" "$@")
+    IFS=$'\t' read -r flagged drift change other_flagged < <(gate "$target" "$spin" "$@")
     if [[ "$neighbour" == yes ]]; then
       kill "$NEIGHBOUR_PID" 2>/dev/null || true
       # These two only: a bare wait would wait for the busy loops too.
@@ -191,6 +212,7 @@ condition() {  # label target percent neighbour [flags...]
     changes+="$change "
     loads+="$(cut -d' ' -f1 /proc/loadavg) "
     [[ ";$flagged;" == *";$target;"* ]] && hits=$((hits + 1))
+    [[ ";$other_flagged;" == *";$target;"* ]] && other_hits=$((other_hits + 1))
     IFS=';' read -r -a names <<<"$flagged"
     for pass in "${names[@]}"; do
       if [[ "$pass" != "-" && "$pass" != "$target" ]]; then
@@ -202,16 +224,18 @@ condition() {  # label target percent neighbour [flags...]
   done
   local load_range
   load_range="$(tr ' ' '\n' <<<"$loads" | sort -g | sed '/^$/d' | sed -n '1p;$p' | paste -sd-)"
-  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %9s  %s\n' "$label" "$target" "$ms" "$hits" \
-    "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" "$load_range" "$changes"
+  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %9s  %s\n' "$label" "$target" "$ms" \
+    "$hits" "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" "$other_hits" "$TRIES" "$load_range" \
+    "$changes"
 }
 
 echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, $DESCRIBED;" \
-  "passtiming gate, $RUNS runs per side alternated, nice $NICE, metrics $METRICS;" \
+  "passtiming gate, $RUNS runs per side alternated, nice $NICE, metrics $METRICS," \
+  "statistic $STATISTIC;" \
   "$TRIES gates per condition; $LOAD busy loops; load average $(cut -d' ' -f1-3 /proc/loadavg)" \
   "at the start"
-printf '%-28s %-22s %8s %11s %11s %11s %9s  %s\n' "condition" "pass" "ms" "flagged" \
-  "others" "drift" "load" "measured change of the pass per gate (%)"
+printf '%-28s %-22s %8s %11s %11s %11s %11s %9s  %s\n' "condition" "pass" "ms" "flagged" \
+  "others" "drift" "other stat" "load" "measured change of the pass per gate (%)"
 for c in $CONDITIONS; do
   case "$c" in
     aa) condition "A/A" "$LARGE" 0 no ;;

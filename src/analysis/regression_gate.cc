@@ -77,20 +77,23 @@ double relative_spread(std::vector<double> values) {
   return middle > 0 ? (at(0.75) - at(0.25)) / middle : std::numeric_limits<double>::infinity();
 }
 
-/// Each run's values of one group scaled by the rest of that run: value ×
-/// (the pooled median of the rests) / (the run's total less the value). What
-/// a busy machine does to a whole run (every pass 7 % slower while a
-/// neighbour takes memory bandwidth) cancels, and what a group does alone
-/// stays; the rest leaves the group itself out, so its own change is not
-/// diluted. But where the rest is dominated by a few noisy groups, scaling
-/// by it adds their noise: so the values are scaled only when that spreads
-/// the group's pooled runs less, a choice made from the pooled runs
-/// without their sides, as the choice of the tested groups is. Under the
-/// null hypothesis the two sides stay exchangeable, the reference being
-/// pooled. Left as measured when a value or a rest is not positive (rss,
-/// ir), where a ratio means nothing. Returns whether the values were scaled.
-bool scale_by_rest(std::vector<double>& base_values, std::vector<double>& new_values,
-                   const std::vector<double>& base_totals, const std::vector<double>& new_totals) {
+/// The factor by which each run's values of one group are scaled by the
+/// rest of that run: (the pooled median of the rests) / (the run's total
+/// less the value), the base runs first. What a busy machine does to a
+/// whole run (every pass 7 % slower while a neighbour takes memory
+/// bandwidth) cancels, and what a group does alone stays; the rest leaves
+/// the group itself out, so its own change is not diluted. But where the
+/// rest is dominated by a few noisy groups, scaling by it adds their noise:
+/// so the values are scaled only when that spreads the group's pooled runs
+/// less, a choice made from the pooled runs without their sides, as the
+/// choice of the tested groups is. Under the null hypothesis the two sides
+/// stay exchangeable, the reference being pooled. Empty (left as measured)
+/// when scaling does not spread them less, or when a value or a rest is not
+/// positive (rss, ir), where a ratio means nothing.
+std::vector<double> rest_factors(const std::vector<double>& base_values,
+                                 const std::vector<double>& new_values,
+                                 const std::vector<double>& base_totals,
+                                 const std::vector<double>& new_totals) {
   std::vector<double> rests;
   rests.reserve(base_values.size() + new_values.size());
   for (std::size_t i = 0; i < base_values.size(); ++i) {
@@ -103,63 +106,143 @@ bool scale_by_rest(std::vector<double>& base_values, std::vector<double>& new_va
   if (std::any_of(rests.begin(), rests.end(), not_positive) ||
       std::any_of(base_values.begin(), base_values.end(), [](double v) { return v < 0; }) ||
       std::any_of(new_values.begin(), new_values.end(), [](double v) { return v < 0; })) {
-    return false;
+    return {};
   }
   std::vector<double> pooled_rests = rests;
   const double reference = median_of(pooled_rests);
-  std::vector<double> raw = base_values, scaled;
+  std::vector<double> raw = base_values, scaled, factors;
   raw.insert(raw.end(), new_values.begin(), new_values.end());
-  for (std::size_t i = 0; i < raw.size(); ++i) scaled.push_back(raw[i] * reference / rests[i]);
-  if (!(relative_spread(scaled) < relative_spread(raw))) return false;
-  const std::size_t n_base = base_values.size();
-  std::copy(scaled.begin(), scaled.begin() + static_cast<std::ptrdiff_t>(n_base),
-            base_values.begin());
-  std::copy(scaled.begin() + static_cast<std::ptrdiff_t>(n_base), scaled.end(), new_values.begin());
-  return true;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    factors.push_back(reference / rests[i]);
+    scaled.push_back(raw[i] * factors.back());
+  }
+  if (!(relative_spread(scaled) < relative_spread(raw))) return {};
+  return factors;
 }
+
+/// A group's executions matched across the runs of both sides (base runs
+/// first), each run's values multiplied by its factor (none: as measured).
+/// Executions in the order of their names, so that the same runs give the
+/// same table.
+MatchedRuns matched_runs(const std::string& key, const std::vector<RunExecutions>& base,
+                         const std::vector<RunExecutions>& next,
+                         const std::vector<double>& factors) {
+  std::vector<const std::unordered_map<std::string, double>*> runs;
+  for (const std::vector<RunExecutions>* side : {&base, &next}) {
+    for (const RunExecutions& run : *side) {
+      const auto it = run.find(key);
+      runs.push_back(it == run.end() ? nullptr : &it->second);
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto* executions : runs) {
+    if (!executions) continue;
+    for (const auto& entry : *executions) names.push_back(entry.first);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  MatchedRuns out;
+  out.base_runs = base.size();
+  out.values.assign(names.size(), std::vector<double>(runs.size(), 0.0));
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (!runs[r]) continue;
+    const double factor = factors.empty() ? 1.0 : factors[r];
+    for (const auto& [name, value] : *runs[r]) {
+      const auto at = std::lower_bound(names.begin(), names.end(), name) - names.begin();
+      out.values[static_cast<std::size_t>(at)][r] = value * factor;
+    }
+  }
+  return out;
+}
+
+/// The factors by which the matched statistic's one-sided test grows each
+/// base run: its value of the group grown by the threshold and the floor,
+/// as the rank test grows it (grown_by_threshold), spread over its
+/// executions in proportion; 1 for a run whose value is not positive.
+std::vector<double> matched_base_growth(const std::vector<double>& base_values,
+                                        const GateSettings& settings) {
+  std::vector<double> factors;
+  for (const double b : base_values) {
+    factors.push_back(b > 0 ? grown_by_threshold(b, settings) / b : 1.0);
+  }
+  return factors;
+}
+
+/// The executions of both sides, for the matched statistic.
+struct SideExecutions {
+  const std::vector<RunExecutions>& base;
+  const std::vector<RunExecutions>& next;
+};
 
 /// The row of group `key`: where it is, its medians, whether it grew past
 /// the threshold and the floor, and for a group on both sides worth testing
-/// the rank test's outcome (no p-value yet corrected).
+/// the test's outcome (no p-value yet corrected): the matched statistic's
+/// when `executions` are given, else the runs'.
 GateRow compare_group(const std::string& key, const Side& base, const Side& next,
                       const std::vector<double>& base_totals, const std::vector<double>& new_totals,
-                      const GateSettings& settings) {
+                      const GateSettings& settings, const SideExecutions* executions) {
   GateRow row;
   row.key = key;
   bool in_base = false, in_new = false;
   std::vector<double> base_values = runs_of(base, key, in_base);
   std::vector<double> new_values = runs_of(next, key, in_new);
+  const std::vector<double> factors =
+      rest_factors(base_values, new_values, base_totals, new_totals);
+  row.relative = !factors.empty();
   std::vector<double> base_relative = base_values, new_relative = new_values;
-  row.relative = scale_by_rest(base_relative, new_relative, base_totals, new_totals);
+  for (std::size_t i = 0; row.relative && i < base_relative.size(); ++i) {
+    base_relative[i] *= factors[i];
+  }
+  for (std::size_t i = 0; row.relative && i < new_relative.size(); ++i) {
+    new_relative[i] *= factors[base_relative.size() + i];
+  }
   row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
-  if (row.status == GateStatus::ok) {
-    // Which groups are tested is decided from the pooled runs alone,
-    // without the side each run came from: a group is tested when some
-    // split of its pooled runs into sides of these sizes would move the
-    // medians by more than the floor and the threshold (largest_median_growth).
-    // A group no split can move that far can never be a regression, so
-    // none is left out that could be. Under the null hypothesis the rank
-    // test's p-value is exact conditionally on the pooled values, so this
-    // choice leaves it valid, and Holm's correction is not diluted by the
-    // many passes whose runs, however they fell, could not matter.
-    const MedianGrowth most = largest_median_growth(base_relative, new_relative);
-    row.tested = most.growth > settings.floor &&
-                 exceeds_threshold(most.base_median, most.growth, settings.threshold_pct);
-    if (row.tested) {
-      const RankTestResult test = shifted_test(base_relative, new_relative, settings);
-      row.u_new = test.u_new;
-      row.p_value = test.p_value;
-      row.exact = test.exact;
+  // Which groups are tested is decided from the pooled runs alone, without
+  // the side each run came from: a group is tested when some split of its
+  // pooled runs into sides of these sizes would move the statistic by more
+  // than the floor and the threshold (largest_median_growth,
+  // largest_matched_growth). A group no split can move that far can never
+  // be a regression, so none is left out that could be. Under the null
+  // hypothesis the test's p-value is exact conditionally on the pooled
+  // values, so this choice leaves it valid, and Holm's correction is not
+  // diluted by the many passes whose runs, however they fell, could not
+  // matter.
+  if (executions) {
+    const MatchedRuns runs = matched_runs(key, executions->base, executions->next, factors);
+    const MatchedTotals totals = matched_totals(runs);
+    row.base_compared = totals.base;
+    row.new_compared = totals.next;
+    if (row.status == GateStatus::ok) {
+      const MatchedGrowth most = largest_matched_growth(runs);
+      row.tested = most.growth > settings.floor &&
+                   exceeds_threshold(most.base_total, most.growth, settings.threshold_pct);
+      if (row.tested) {
+        const MatchedTestResult test = matched_rank_test(
+            runs, matched_base_growth(base_relative, settings), settings.alternative);
+        row.p_value = test.p_value;
+        row.exact = test.exact;
+      }
     }
+  } else {
+    if (row.status == GateStatus::ok) {
+      const MedianGrowth most = largest_median_growth(base_relative, new_relative);
+      row.tested = most.growth > settings.floor &&
+                   exceeds_threshold(most.base_median, most.growth, settings.threshold_pct);
+      if (row.tested) {
+        const RankTestResult test = shifted_test(base_relative, new_relative, settings);
+        row.u_new = test.u_new;
+        row.p_value = test.p_value;
+        row.exact = test.exact;
+      }
+    }
+    row.base_compared = median_of(base_relative);
+    row.new_compared = median_of(new_relative);
   }
   row.base_median = median_of(base_values);
   row.new_median = median_of(new_values);
-  row.base_relative_median = median_of(base_relative);
-  row.new_relative_median = median_of(new_relative);
   if (row.status == GateStatus::ok) {
-    const double grown = row.new_relative_median - row.base_relative_median;
-    row.above_threshold =
-        exceeds_threshold(row.base_relative_median, grown, settings.threshold_pct);
+    const double grown = row.new_compared - row.base_compared;
+    row.above_threshold = exceeds_threshold(row.base_compared, grown, settings.threshold_pct);
     row.above_floor = grown > settings.floor;
   }
   return row;
@@ -299,13 +382,19 @@ std::vector<double> holm_adjust(std::span<const double> p_values) {
   return adjusted;
 }
 
-GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, double>>& base,
-                         const std::vector<std::unordered_map<std::string, double>>& next,
-                         const GateSettings& settings) {
+namespace {
+
+/// The gate of either statistic: the matched one when `executions` are
+/// given (the runs' values are then their sums).
+GateResult evaluate(const Side& base, const Side& next, const GateSettings& settings,
+                    const SideExecutions* executions) {
   GateResult result;
+  result.statistic = executions ? GateStatistic::matched : GateStatistic::runs;
   result.base_runs = base.size();
   result.new_runs = next.size();
-  result.smallest_p = smallest_p_value(base.size(), next.size(), settings.alternative);
+  result.smallest_p = executions
+                          ? smallest_matched_rank_p(base.size(), next.size(), settings.alternative)
+                          : smallest_p_value(base.size(), next.size(), settings.alternative);
   const std::set<std::string> keys = keys_of(base, next);
   const std::vector<double> base_totals = run_totals(base);
   const std::vector<double> new_totals = run_totals(next);
@@ -315,7 +404,7 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
   std::vector<std::size_t> tested_rows;
   std::vector<double> p_values;
   for (const std::string& key : keys) {
-    GateRow row = compare_group(key, base, next, base_totals, new_totals, settings);
+    GateRow row = compare_group(key, base, next, base_totals, new_totals, settings, executions);
     if (row.tested) {
       tested_rows.push_back(result.rows.size());
       p_values.push_back(*row.p_value);
@@ -336,6 +425,40 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
   }
   sort_rows(result.rows);
   return result;
+}
+
+/// Each run's value of each group: the sum of its executions.
+Side sums_of(const std::vector<RunExecutions>& side) {
+  Side out;
+  out.reserve(side.size());
+  for (const RunExecutions& run : side) {
+    std::unordered_map<std::string, double> sums;
+    for (const auto& [group, executions] : run) {
+      double& sum = sums[group];
+      for (const auto& entry : executions) sum += entry.second;
+    }
+    out.push_back(std::move(sums));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view gate_statistic_name(GateStatistic statistic) {
+  return statistic == GateStatistic::matched ? "matched" : "runs";
+}
+
+GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, double>>& base,
+                         const std::vector<std::unordered_map<std::string, double>>& next,
+                         const GateSettings& settings) {
+  return evaluate(base, next, settings, nullptr);
+}
+
+GateResult evaluate_matched_gate(const std::vector<RunExecutions>& base,
+                                 const std::vector<RunExecutions>& next,
+                                 const GateSettings& settings) {
+  const SideExecutions executions{base, next};
+  return evaluate(sums_of(base), sums_of(next), settings, &executions);
 }
 
 double grown_by_threshold(double base, const GateSettings& settings) {

@@ -83,6 +83,19 @@ std::vector<LoadedRun> load_side(const std::vector<std::string>& paths, GroupBy 
   return runs;
 }
 
+/// Each run's executions of each group in `measure`, for the matched
+/// statistic: the profiles read again, once the measure is known, so that
+/// the executions of only that measure are held.
+std::vector<RunExecutions> executions_of(const std::vector<std::string>& paths, GroupBy by,
+                                         Measure measure) {
+  std::vector<RunExecutions> runs;
+  runs.reserve(paths.size());
+  for_each_profile(paths, [&](Profile&& profile) {
+    runs.push_back(measure_by_execution(profile, by, measure));
+  });
+  return runs;
+}
+
 std::vector<GroupValues> values_of(std::vector<LoadedRun>& runs, Measure measure) {
   std::vector<GroupValues> values;
   values.reserve(runs.size());
@@ -185,16 +198,19 @@ Refusal read_floor(const GateOptions& o, Measure measure, GateSettings& settings
 
 /// Too few runs: the exact test has a smallest p-value, and when it is
 /// above alpha no group can ever be flagged, which would be a silent pass.
-Refusal check_enough_runs(std::size_t base_runs, std::size_t new_runs,
-                          const GateSettings& settings) {
-  const double smallest = smallest_p_value(base_runs, new_runs, settings.alternative);
+Refusal check_enough_runs(std::size_t base_runs, std::size_t new_runs, const GateSettings& settings,
+                          GateStatistic statistic) {
+  const double smallest = statistic == GateStatistic::matched
+                              ? smallest_matched_rank_p(base_runs, new_runs, settings.alternative)
+                              : smallest_p_value(base_runs, new_runs, settings.alternative);
   if (smallest <= settings.alpha) return std::nullopt;
   return input_failure(fmt::format(
       "passtiming diff: --gate with {} --base and {} --new profile(s): the smallest p-value "
-      "the {} Mann-Whitney test can give is {:.3g}, above --alpha {:g}, so no pass could ever "
+      "the {} {} test can give is {:.3g}, above --alpha {:g}, so no pass could ever "
       "be flagged; give at least {} profiles per side",
-      base_runs, new_runs, alternative_name(settings.alternative), smallest, settings.alpha,
-      min_runs_per_side(settings.alpha, settings.alternative)));
+      base_runs, new_runs, alternative_name(settings.alternative),
+      statistic == GateStatistic::matched ? "matched rank" : "Mann-Whitney", smallest,
+      settings.alpha, min_runs_per_side(settings.alpha, settings.alternative)));
 }
 
 /// After Holm's correction over the groups tested, a gate whose runs cannot
@@ -391,10 +407,23 @@ int run_diff_gate(const GateOptions& o) {
   }
   const Measure measure = asked ? *asked : best_measure(base, next);
   if (Refusal refused = read_floor(o, measure, settings)) return *refused;
-  if (Refusal refused = check_enough_runs(base.size(), next.size(), settings)) return *refused;
+  const GateStatistic statistic =
+      o.statistic == "runs" ? GateStatistic::runs : GateStatistic::matched;
+  if (Refusal refused = check_enough_runs(base.size(), next.size(), settings, statistic)) {
+    return *refused;
+  }
 
-  const GateResult result =
-      evaluate_gate(values_of(base, measure), values_of(next, measure), settings);
+  GateResult result;
+  if (statistic == GateStatistic::matched) {
+    try {
+      result = evaluate_matched_gate(executions_of(o.base, by, measure),
+                                     executions_of(o.next, by, measure), settings);
+    } catch (const std::exception& e) {
+      return input_failure(e.what());
+    }
+  } else {
+    result = evaluate_gate(values_of(base, measure), values_of(next, measure), settings);
+  }
   if (Refusal refused = check_power(result, settings, o, base.size(), next.size())) {
     return *refused;
   }
@@ -409,6 +438,12 @@ void add_gate_settings(CLI::App& sub, GateOptions& g, const std::string& prefix)
                      "wall, cpu, instructions, rss or ir (default: the best every "
                      "profile recorded: instructions, then cpu, then wall)")
       ->check(CLI::IsMember({"wall", "cpu", "instructions", "rss", "ir"}));
+  sub.add_option("--statistic", g.statistic,
+                 prefix +
+                     "matched (default: each execution's median over a side's runs, summed; "
+                     "its ranks tested by permutations of the runs) or runs (each run's sum; "
+                     "Mann-Whitney U)")
+      ->check(CLI::IsMember({"matched", "runs"}));
   sub.add_option("--alpha", g.alpha,
                  prefix + "family-wise error rate over the tested passes (default 0.05)")
       ->type_name("RATE")

@@ -23,6 +23,9 @@ struct GateOptions {
   std::string alpha = "0.05";
   std::string alternative = "greater";
   std::string threshold_pct = "5";
+  /// matched (each execution's median over a side's runs, summed; the
+  /// permutation test) or runs (the runs' values; Mann-Whitney U).
+  std::string statistic = "matched";
   std::optional<std::string> floor_ms;  ///< for the time measures
   std::optional<std::string> floor;     ///< in the measure's unit
   /// Sides whose commands or inputs differ are refused, not only warned of.
@@ -33,8 +36,8 @@ struct GateOptions {
 /// writes the verdict; returns the exit status.
 int run_diff_gate(const GateOptions& options);
 
-/// The test's options (--measure, --alpha, --alternative, --threshold-pct,
-/// --floor-ms, --floor, --strict) on `sub`, each help text after `prefix`:
+/// The test's options (--measure, --statistic, --alpha, --alternative,
+/// --threshold-pct, --floor-ms, --floor, --strict) on `sub`, each help text after `prefix`:
 /// `diff --gate` and `gate` take the same.
 void add_gate_settings(CLI::App& sub, GateOptions& options, const std::string& prefix);
 

@@ -44,9 +44,18 @@ std::string display_floor(const GateReportContext& c) {
                      display_unit(c.measure));
 }
 
+std::string percent_text(double base, double next) {
+  if (base == 0) return next == 0 ? "0.0%" : "-";
+  return fmt::format("{:+.1f}%", (next - base) / std::abs(base) * 100);
+}
+
 std::string percent_text(const GateRow& row) {
-  if (row.base_median == 0) return row.new_median == 0 ? "0.0%" : "-";
-  return fmt::format("{:+.1f}%", row.delta() / std::abs(row.base_median) * 100);
+  return percent_text(row.base_median, row.new_median);
+}
+
+/// The change of the statistic compared, which the threshold applies to.
+std::string compared_percent_text(const GateRow& row) {
+  return percent_text(row.base_compared, row.new_compared);
 }
 
 std::string p_text(const std::optional<double>& p) {
@@ -71,13 +80,25 @@ std::string geomean_text(const GateResult& r, GroupBy by) {
 }
 
 std::string test_text(const GateResult& r, const GateReportContext& c) {
-  return fmt::format(
-      "Mann-Whitney U ({}), Holm at alpha {:g} over {} tested; threshold +{:g}%, floor {}",
-      c.settings.alternative == Alternative::greater
-          ? "one-sided: new larger than base grown by the threshold and floor"
-          : "two-sided",
-      c.settings.alpha, plural(r.tested, group_by_name(c.by)), c.settings.threshold_pct,
-      display_floor(c));
+  const bool matched = r.statistic == GateStatistic::matched;
+  return fmt::format("{} ({}), Holm at alpha {:g} over {} tested; threshold +{:g}%, floor {}",
+                     matched ? "Rank test of the matched executions, by permutations of the runs"
+                             : "Mann-Whitney U",
+                     c.settings.alternative == Alternative::greater
+                         ? "one-sided: new larger than base grown by the threshold and floor"
+                         : "two-sided",
+                     c.settings.alpha, plural(r.tested, group_by_name(c.by)),
+                     c.settings.threshold_pct, display_floor(c));
+}
+
+/// What the Base and New columns hold: the statistic the test compared.
+std::string columns_text(const GateResult& r) {
+  return r.statistic == GateStatistic::matched
+             ? "Base, New: matched executions, each execution's median over the side's runs, "
+               "summed (a pass weighed against the rest of its runs, as the JSON's relative "
+               "says, so scaled)"
+             : "Base, New: the median of the side's runs (a pass weighed against the rest of "
+               "its runs, as the JSON's relative says, so scaled)";
 }
 
 std::string verdict_text(const GateResult& r) {
@@ -209,17 +230,18 @@ void append_rows_json(std::string& out, const GateResult& r) {
     out += i ? ",\n" : "\n";
     out += "{\"key\":";
     append_json_string(out, row.key);
-    fmt::format_to(it,
-                   ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
-                   "\"ratio\":{},\"relative\":{},\"base_relative_median\":{},"
-                   "\"new_relative_median\":{},\"tested\":{},\"u\":{},"
-                   "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
-                   "\"above_floor\":{}}}",
-                   gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
-                   optional_number(row.ratio()), row.relative, row.base_relative_median,
-                   row.new_relative_median, row.tested,
-                   row.tested ? fmt::format("{}", row.u_new) : "null", optional_number(row.p_value),
-                   optional_number(row.p_holm), row.exact, row.above_threshold, row.above_floor);
+    fmt::format_to(
+        it,
+        ",\"status\":\"{}\",\"base_median\":{},\"new_median\":{},\"delta\":{},"
+        "\"ratio\":{},\"relative\":{},\"base_compared\":{},"
+        "\"new_compared\":{},\"tested\":{},\"u\":{},"
+        "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
+        "\"above_floor\":{}}}",
+        gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
+        optional_number(row.ratio()), row.relative, row.base_compared, row.new_compared, row.tested,
+        row.tested && r.statistic == GateStatistic::runs ? fmt::format("{}", row.u_new) : "null",
+        optional_number(row.p_value), optional_number(row.p_holm), row.exact, row.above_threshold,
+        row.above_floor);
   }
 }
 
@@ -266,6 +288,7 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
                  r.base_runs, r.new_runs);
   fmt::format_to(it, "{}\n{}\n", test_text(r, c), drift_text(r, c));
   if (c.measure_chosen) fmt::format_to(it, "{}\n", measure_text(c));
+  fmt::format_to(it, "{}\n", columns_text(r));
   for (const std::string& warning : c.warnings) fmt::format_to(it, "Warning: {}\n", warning);
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
   fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", "Pass", width,
@@ -275,10 +298,11 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const GateRow& row = r.rows[i];
     fmt::format_to(it, "{:<{}} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}  {}\n", keys[i], width,
-                   display_value(row.base_median, c.measure),
-                   display_value(row.new_median, c.measure),
-                   display_value(row.delta(), c.measure, true), percent_text(row),
-                   p_text(row.p_value), p_text(row.p_holm), gate_status_name(row.status));
+                   display_value(row.base_compared, c.measure),
+                   display_value(row.new_compared, c.measure),
+                   display_value(row.new_compared - row.base_compared, c.measure, true),
+                   compared_percent_text(row), p_text(row.p_value), p_text(row.p_holm),
+                   gate_status_name(row.status));
   }
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
   fmt::format_to(it, "Geometric mean of new/base: {}\n", geomean_text(r, c.by));
@@ -295,12 +319,13 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
   };
   fmt::format_to(it,
                  "{{\"verdict\":\"{}\",\"regressions\":{},\"measure\":\"{}\",\"unit\":\"{}\","
-                 "\"by\":\"{}\",\"test\":\"mann-whitney-u\",\"alternative\":\"{}\","
+                 "\"by\":\"{}\",\"statistic\":\"{}\",\"test\":\"{}\",\"alternative\":\"{}\","
                  "\"correction\":\"holm\",\"alpha\":{},\"threshold_pct\":{},\"floor\":{},"
                  "\"base_profiles\":{},\"new_profiles\":{},\"tested\":{},\"smallest_p\":{},"
                  "\"geomean_ratio\":{},\"geomean_groups\":{},\"geomean_excluded\":{},",
                  gate_failed(r, c) ? "regression" : "ok", r.regressions, measure_name(c.measure),
-                 measure_unit(c.measure), group_by_name(c.by),
+                 measure_unit(c.measure), group_by_name(c.by), gate_statistic_name(r.statistic),
+                 r.statistic == GateStatistic::matched ? "matched-ranks" : "mann-whitney-u",
                  alternative_name(c.settings.alternative), c.settings.alpha,
                  c.settings.threshold_pct, c.settings.floor, r.base_runs, r.new_runs, r.tested,
                  r.smallest_p, optional_number(r.geomean_ratio), r.geomean_groups,
@@ -354,6 +379,7 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
   fmt::format_to(it, "{}. Geometric mean of new/base: {}.\n\n{}.{}\n\n", test_text(r, c),
                  geomean_text(r, c.by), drift_text(r, c),
                  c.measure_chosen ? " " + measure_text(c) : std::string());
+  fmt::format_to(it, "{}.\n\n", columns_text(r));
   for (const std::string& warning : c.warnings) fmt::format_to(it, "> Warning: {}\n\n", warning);
 
   std::vector<const GateRow*> shown = rows_with(r, GateStatus::regression);
@@ -373,10 +399,11 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
     for (const GateRow* row : shown) {
       const bool flagged = row->status == GateStatus::regression;
       fmt::format_to(it, "| {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_key(row->key),
-                     display_value(row->base_median, c.measure),
-                     display_value(row->new_median, c.measure),
-                     display_value(row->delta(), c.measure, true), percent_text(*row),
-                     p_text(row->p_value), p_text(row->p_holm), flagged ? "**regression**" : "ok");
+                     display_value(row->base_compared, c.measure),
+                     display_value(row->new_compared, c.measure),
+                     display_value(row->new_compared - row->base_compared, c.measure, true),
+                     compared_percent_text(*row), p_text(row->p_value), p_text(row->p_holm),
+                     flagged ? "**regression**" : "ok");
     }
     if (others > kMarkdownOtherRows) {
       fmt::format_to(it,

@@ -27,4 +27,15 @@ std::string describe_metrics(MetricSet set);
 std::unordered_map<std::string, double> measure_by_group(const Profile& profile, GroupBy by,
                                                          Measure measure);
 
+/// Per group, each execution's `measure` in `profile` (what
+/// measure_by_group() sums), by a name that is the same for the same
+/// execution in every run of the same compile: the section's position (not
+/// its context, which names the output file too), the pass, the IR unit,
+/// and how many executions of that pass on that unit came before it in the
+/// section, joined by U+001F. The matched
+/// statistic of the gate (matched_statistic.h) matches executions by it. A
+/// record whose metric was not measured counts 0.
+std::unordered_map<std::string, std::unordered_map<std::string, double>> measure_by_execution(
+    const Profile& profile, GroupBy by, Measure measure);
+
 }  // namespace passtiming

@@ -5,14 +5,21 @@
 /// group is a regression when three things hold at once:
 ///
 /// 1. its new runs are significantly larger than its base runs grown by the
-///    threshold and the floor: the one-sided Mann-Whitney U test
-///    (rank_test.h) of the new runs against each base run b shifted to
-///    b + max(|b| * threshold_pct / 100, floor), so the null hypothesis is
-///    "new <= base grown by the threshold and the floor", not "new <= base";
-///    after Holm's correction for testing every group at once, at
-///    family-wise level `alpha`;
-/// 2. its median grew by more than `threshold_pct` percent;
+///    threshold and the floor, each base run b grown to b + max(|b| *
+///    threshold_pct / 100, floor), so the null hypothesis is "new <= base
+///    grown by the threshold and the floor", not "new <= base"; after
+///    Holm's correction for testing every group at once, at family-wise
+///    level `alpha`;
+/// 2. its statistic grew by more than `threshold_pct` percent;
 /// 3. and by more than `floor` (in the measure's unit).
+///
+/// What is compared of a group (GateStatistic), and by which test: by
+/// default (evaluate_matched_gate) its executions matched across runs, each
+/// execution's median over a side's runs summed, and the rank test of the
+/// matched executions by permutations of the runs (matched_statistic.h);
+/// or (evaluate_gate) the median of its runs' values, and the one-sided
+/// Mann-Whitney U test (rank_test.h). Conditions 2 and 3 hold for the
+/// statistic compared (GateRow::base_compared, new_compared).
 ///
 /// A group's values are compared as measured or, when that spreads its
 /// pooled runs less, each scaled by the rest of its run: value × (the pooled
@@ -41,9 +48,26 @@
 #include <unordered_map>
 #include <vector>
 
+#include "passtiming/analysis/matched_statistic.h"
 #include "passtiming/analysis/rank_test.h"
 
 namespace passtiming {
+
+/// What the gate compares of each group, and how it tests it.
+enum class GateStatistic {
+  /// The matched totals of its executions (matched_statistic.h): each
+  /// execution's median over a side's runs, summed; the rank test of the
+  /// matched executions by permutations of the runs, the base grown by the
+  /// threshold and the floor.
+  matched,
+  /// Its runs' values (each run's sum over the group's executions): the
+  /// medians, and the Mann-Whitney U test of the new runs against the base
+  /// runs grown by the threshold and the floor.
+  runs,
+};
+
+/// "matched" or "runs".
+std::string_view gate_statistic_name(GateStatistic statistic);
 
 struct GateSettings {
   double alpha = 0.05;  ///< family-wise error rate over the tested groups
@@ -91,18 +115,21 @@ struct GateRow {
   /// evaluate_gate). Untested groups have no p-value and are never
   /// regressions.
   bool tested = false;
-  double u_new = 0;               ///< the test's U of the new runs (tested groups)
+  double u_new = 0;               ///< the rank test's U of the new runs (runs statistic)
   std::optional<double> p_value;  ///< the shifted test's p-value
   std::optional<double> p_holm;   ///< Holm-adjusted p-value, compared with alpha
-  bool exact = false;             ///< p_value from the exact distribution
+  /// The p-value is exact: from the exact distribution of U, or every
+  /// split of the runs enumerated (matched).
+  bool exact = false;
   /// Whether the values compared are scaled by the rest of their runs (see
   /// evaluate_gate), or as measured.
   bool relative = false;
-  /// The medians of the values the test compares, to which the threshold
-  /// and the floor apply: the medians above unless `relative`.
-  double base_relative_median = 0;
-  double new_relative_median = 0;
-  bool above_threshold = false;  ///< the relative median grew by more than threshold_pct
+  /// The statistic compared, to which the threshold and the floor apply:
+  /// the matched totals (matched), or the medians of the runs' values
+  /// (runs); scaled by the rest of the runs when `relative`.
+  double base_compared = 0;
+  double new_compared = 0;
+  bool above_threshold = false;  ///< new_compared exceeds base_compared by more than threshold_pct
   bool above_floor = false;      ///< ... and by more than floor
 };
 
@@ -110,6 +137,7 @@ struct GateResult {
   /// Regressions first, then every other group; each part by delta, largest
   /// first, ties by key.
   std::vector<GateRow> rows;
+  GateStatistic statistic = GateStatistic::runs;
   std::size_t base_runs = 0;
   std::size_t new_runs = 0;
   std::size_t tested = 0;  ///< groups tested (the size of the family Holm corrects for)
@@ -121,7 +149,8 @@ struct GateResult {
   std::size_t geomean_groups = 0;    ///< groups in the geometric mean
   std::size_t geomean_excluded = 0;  ///< groups on both sides left out: a median of 0 or less
   /// The smallest p-value the test can give with these run counts
-  /// (smallest_p_value()); with `tested` groups, Holm needs a p-value of at
+  /// (smallest_p_value(), or smallest_matched_rank_p() for the matched
+  /// statistic); with `tested` groups, Holm needs a p-value of at
   /// most alpha / tested for anything to be flagged.
   double smallest_p = 1;
 };
@@ -132,12 +161,32 @@ struct GateResult {
 /// family-wise level alpha when its adjusted p is at most alpha.
 std::vector<double> holm_adjust(std::span<const double> p_values);
 
-/// The gate over per-run values: base[i] maps each group present in base
-/// run i to its value there, next likewise. Both sides need at least one
-/// run.
+/// The gate with the runs statistic over per-run values: base[i] maps each
+/// group present in base run i to its value there, next likewise. Both
+/// sides need at least one run. (The phases are gated so: one value per
+/// path and run.)
 GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, double>>& base,
                          const std::vector<std::unordered_map<std::string, double>>& next,
                          const GateSettings& settings);
+
+/// One run's executions of each group: group → execution → value, an
+/// execution named alike in every run of the same compile
+/// (gate_measure.h's measure_by_execution).
+using RunExecutions = std::unordered_map<std::string, std::unordered_map<std::string, double>>;
+
+/// The gate with the matched statistic: base[i] holds base run i's
+/// executions of each group. A group's value in a run (its medians, the
+/// drift, the scaling by the rest of the run) is the sum of its executions
+/// there; what is tested is its executions matched across the runs, an
+/// execution absent from a run counting 0 there. A group is tested when
+/// some split of its pooled runs could make its matched totals grow past
+/// the threshold and the floor (largest_matched_growth): a choice made
+/// without the sides, as for the runs statistic. Its one-sided test grows
+/// each base run's value b of the group to grown_by_threshold(b), as the
+/// rank test does, spread over the run's executions in proportion.
+GateResult evaluate_matched_gate(const std::vector<RunExecutions>& base,
+                                 const std::vector<RunExecutions>& next,
+                                 const GateSettings& settings);
 
 /// The base value a new value must exceed for a change beyond the
 /// threshold and the floor: b + max(|b| * threshold_pct / 100, floor).

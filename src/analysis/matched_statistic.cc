@@ -1,0 +1,180 @@
+#include "passtiming/analysis/matched_statistic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "passtiming/analysis/aggregate.h"
+
+namespace passtiming {
+namespace {
+
+/// Each run's score: its executions' ranks among the pooled runs (ties
+/// sharing the mean of their ranks), averaged with each execution's pooled
+/// median as its weight (equal weights when every median is 0). The weights
+/// depend on the pooled values alone, not on the sides, so every split of
+/// the runs is scored alike.
+std::vector<double> run_scores(const std::vector<std::vector<double>>& pooled) {
+  const std::size_t n_runs = pooled.front().size();
+  std::vector<double> scores(n_runs, 0.0);
+  std::vector<double> weights;
+  double weight_sum = 0;
+  for (const std::vector<double>& row : pooled) {
+    std::vector<double> copy = row;
+    weights.push_back(std::max(0.0, median_of(copy)));
+    weight_sum += weights.back();
+  }
+  const bool equal = !(weight_sum > 0);
+  std::vector<std::uint32_t> order(n_runs);
+  for (std::size_t k = 0; k < pooled.size(); ++k) {
+    const std::vector<double>& row = pooled[k];
+    std::iota(order.begin(), order.end(), std::uint32_t{0});
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return row[a] < row[b]; });
+    const double weight =
+        equal ? 1.0 / static_cast<double>(pooled.size()) : weights[k] / weight_sum;
+    for (std::size_t i = 0; i < n_runs;) {
+      std::size_t j = i;
+      while (j + 1 < n_runs && row[order[j + 1]] == row[order[i]]) ++j;
+      const double rank = static_cast<double>(i + j) / 2 + 1;  // the mean of ranks i+1..j+1
+      for (std::size_t t = i; t <= j; ++t) scores[order[t]] += weight * rank;
+      i = j + 1;
+    }
+  }
+  return scores;
+}
+
+/// A fixed generator (splitmix64): the same splits on every machine and
+/// standard library, so that the same runs give the same p-value.
+class SplitGenerator {
+ public:
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, bound), bound at most 2^32: the high bits of a product.
+  std::size_t below(std::size_t bound) {
+    return static_cast<std::size_t>(((next() >> 32) * static_cast<std::uint64_t>(bound)) >> 32);
+  }
+
+ private:
+  std::uint64_t state_ = 0x70617373u;  // "pass"
+};
+
+/// C(n, k) as a double, exact for the sizes the gate sees.
+double choose(std::size_t n, std::size_t k) {
+  double out = 1;
+  for (std::size_t i = 1; i <= k; ++i) {
+    out *= static_cast<double>(n - k + i) / static_cast<double>(i);
+  }
+  return std::round(out);
+}
+
+}  // namespace
+
+MatchedTotals matched_totals(const MatchedRuns& runs) {
+  MatchedTotals totals;
+  for (const std::vector<double>& row : runs.values) {
+    std::vector<double> base(row.begin(),
+                             row.begin() + static_cast<std::ptrdiff_t>(runs.base_runs));
+    std::vector<double> next(row.begin() + static_cast<std::ptrdiff_t>(runs.base_runs), row.end());
+    totals.base += median_of(base);
+    totals.next += median_of(next);
+  }
+  return totals;
+}
+
+MatchedGrowth largest_matched_growth(const MatchedRuns& runs) {
+  MatchedGrowth out;
+  for (const std::vector<double>& row : runs.values) {
+    std::vector<double> pooled = row;
+    std::sort(pooled.begin(), pooled.end());
+    const std::size_t n_new = pooled.size() - runs.base_runs;
+    std::vector<double> smallest(pooled.begin(),
+                                 pooled.begin() + static_cast<std::ptrdiff_t>(runs.base_runs));
+    std::vector<double> largest(pooled.end() - static_cast<std::ptrdiff_t>(n_new), pooled.end());
+    const double low = median_of(smallest);
+    out.base_total += low;
+    out.growth += median_of(largest) - low;
+  }
+  return out;
+}
+
+MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<double>& base_growth,
+                                    Alternative alternative) {
+  MatchedTestResult result;
+  result.totals = matched_totals(runs);
+  if (runs.values.empty()) return result;
+  const std::size_t n_runs = runs.values.front().size();
+  const std::size_t n_base = runs.base_runs;
+  if (n_base == 0 || n_base >= n_runs) return result;
+
+  // The pooled values the splits share: the base runs grown, one-sided.
+  std::vector<std::vector<double>> pooled = runs.values;
+  if (alternative == Alternative::greater) {
+    for (std::vector<double>& row : pooled) {
+      for (std::size_t r = 0; r < n_base; ++r) row[r] *= base_growth[r];
+    }
+  }
+  result.scores = run_scores(pooled);
+  const std::vector<double>& scores = result.scores;
+  // The statistic of a split: the sum of its new runs' scores; two-sided,
+  // its distance from the mean over the splits.
+  const double all = std::accumulate(scores.begin(), scores.end(), 0.0);
+  const double mean = all * static_cast<double>(n_runs - n_base) / static_cast<double>(n_runs);
+  const auto statistic = [&](double new_sum) {
+    return alternative == Alternative::greater ? new_sum : std::abs(new_sum - mean);
+  };
+  const double observed = statistic(
+      std::accumulate(scores.begin() + static_cast<std::ptrdiff_t>(n_base), scores.end(), 0.0));
+  // As far as the observed split, up to the rounding of the same scores
+  // summed in another order.
+  const double tolerance = 1e-9 * std::max(1.0, all);
+
+  const double splits = choose(n_runs, n_base);
+  std::size_t at_least = 0;
+  if (splits <= static_cast<double>(kExactSplitLimit)) {
+    // Every split, the observed one among them: prev_permutation walks the
+    // arrangements of the base side's n_base ones among the runs.
+    std::vector<char> in_base(n_runs, 0);
+    std::fill(in_base.begin(), in_base.begin() + static_cast<std::ptrdiff_t>(n_base), 1);
+    do {
+      double new_sum = 0;
+      for (std::size_t r = 0; r < n_runs; ++r) {
+        if (!in_base[r]) new_sum += scores[r];
+      }
+      if (statistic(new_sum) >= observed - tolerance) ++at_least;
+    } while (std::prev_permutation(in_base.begin(), in_base.end()));
+    result.p_value = static_cast<double>(at_least) / splits;
+    result.exact = true;
+    return result;
+  }
+  SplitGenerator generator;
+  std::vector<std::uint32_t> shuffled(n_runs);
+  const std::size_t n_new = n_runs - n_base;
+  for (std::size_t draw = 0; draw < kRandomSplits; ++draw) {
+    // The first n_new places of a partial Fisher-Yates shuffle are the new
+    // side.
+    std::iota(shuffled.begin(), shuffled.end(), std::uint32_t{0});
+    double new_sum = 0;
+    for (std::size_t i = 0; i < n_new; ++i) {
+      std::swap(shuffled[i], shuffled[i + generator.below(n_runs - i)]);
+      new_sum += scores[shuffled[i]];
+    }
+    if (statistic(new_sum) >= observed - tolerance) ++at_least;
+  }
+  result.p_value = static_cast<double>(1 + at_least) / static_cast<double>(1 + kRandomSplits);
+  return result;
+}
+
+double smallest_matched_rank_p(std::size_t n_base, std::size_t n_new, Alternative alternative) {
+  if (n_base == 0 || n_new == 0) return 1;
+  if (choose(n_base + n_new, n_base) > static_cast<double>(kExactSplitLimit)) {
+    return 1 / static_cast<double>(1 + kRandomSplits);
+  }
+  return smallest_p_value(n_base, n_new, alternative);
+}
+
+}  // namespace passtiming

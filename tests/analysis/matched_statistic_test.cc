@@ -1,0 +1,215 @@
+// The gate's matched statistic (each execution's median over a side's runs,
+// summed) and its permutation test, against values worked out by hand or by
+// enumerating the splits, and the gate's verdict with it on runs built here.
+
+#include "passtiming/analysis/matched_statistic.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "passtiming/analysis/gate_measure.h"
+#include "passtiming/analysis/rank_test.h"
+#include "passtiming/analysis/regression_gate.h"
+
+namespace passtiming {
+namespace {
+
+// Two executions, three runs per side; base run 3 was preempted during
+// execution a (+20) and base run 2 during execution b (+20).
+const MatchedRuns kPreempted{3, {{10, 10, 30, 11, 11, 11}, {20, 40, 20, 22, 22, 22}}};
+
+TEST(MatchedStatisticTest, EachExecutionsMedianOverTheRunsSummed) {
+  // Base: median(10, 10, 30) + median(20, 40, 20) = 10 + 20; new: 11 + 22.
+  const MatchedTotals totals = matched_totals(kPreempted);
+  EXPECT_DOUBLE_EQ(totals.base, 30);
+  EXPECT_DOUBLE_EQ(totals.next, 33);
+  // The runs' sums (30, 50, 50 against 33, 33, 33) have medians 50 and 33:
+  // the preemptions make a +10 % change read as -34 %. An even count takes
+  // the mean of the two middle values.
+  const MatchedRuns even{2, {{10, 11, 13, 14}, {20, 21, 26, 27}}};
+  EXPECT_DOUBLE_EQ(matched_totals(even).base, 10.5 + 20.5);
+  EXPECT_DOUBLE_EQ(matched_totals(even).next, 13.5 + 26.5);
+}
+
+TEST(MatchedStatisticTest, TheLargestGrowthAnySplitCouldShow) {
+  // a pooled: 10 10 11 11 11 30, smallest three's median 10, largest
+  // three's 11; b: 20 20 22 22 22 40, 20 and 22. Growth at most 1 + 2,
+  // from a base total of at least 10 + 20.
+  const MatchedGrowth most = largest_matched_growth(kPreempted);
+  EXPECT_DOUBLE_EQ(most.growth, 3);
+  EXPECT_DOUBLE_EQ(most.base_total, 30);
+}
+
+TEST(MatchedStatisticTest, RunScoresAndExactPValues) {
+  // The executions' weights are their pooled medians, 11 and 22: 1/3 and
+  // 2/3. Ranks of a: 10 10 -> 1.5, 30 -> 6, 11 11 11 -> 4; of b: 20 20 ->
+  // 1.5, 40 -> 6, 22 22 22 -> 4. Scores: base 1.5/3 + 1.5 * 2/3 = 1.5,
+  // 1.5/3 + 6 * 2/3 = 4.5, 6/3 + 1.5 * 2/3 = 3; new 4, 4, 4. The preempted
+  // runs are a rank too high, not 20 too slow.
+  MatchedTestResult r = matched_rank_test(kPreempted, {1, 1, 1}, Alternative::greater);
+  ASSERT_EQ(r.scores.size(), 6u);
+  const std::vector<double> scores{1.5, 4.5, 3, 4, 4, 4};
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(r.scores[i], scores[i]) << i;
+  // The new runs' scores sum to 12; of the C(6, 3) = 20 splits, 4 reach it
+  // (4.5 with two of the 4s, and the three 4s): p = 4/20.
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.p_value, 4.0 / 20);
+  EXPECT_DOUBLE_EQ(r.totals.base, 30);  // the totals of the runs as given
+  EXPECT_DOUBLE_EQ(r.totals.next, 33);
+  // Two-sided: 12 is 1.5 above the mean of the splits, 10.5; 8.5 (three
+  // ways) and 9 are as far below it: 8/20.
+  EXPECT_DOUBLE_EQ(matched_rank_test(kPreempted, {1, 1, 1}, Alternative::two_sided).p_value,
+                   8.0 / 20);
+
+  // Sides of 4, overlapping: base totals 11.5 + 5.5 = 17, new 13.5 + 6.5 =
+  // 20. Of the C(8, 4) = 70 splits, 3 have scores as high.
+  const MatchedRuns overlap{4, {{10, 12, 11, 13, 12, 14, 13, 15}, {5, 6, 7, 5, 6, 7, 8, 6}}};
+  r = matched_rank_test(overlap, {1, 1, 1, 1}, Alternative::greater);
+  EXPECT_DOUBLE_EQ(r.totals.base, 17);
+  EXPECT_DOUBLE_EQ(r.totals.next, 20);
+  EXPECT_DOUBLE_EQ(r.p_value, 3.0 / 70);
+  // The base grown by 5 %: 4 splits as high.
+  EXPECT_DOUBLE_EQ(
+      matched_rank_test(overlap, {1.05, 1.05, 1.05, 1.05}, Alternative::greater).p_value, 4.0 / 70);
+  EXPECT_DOUBLE_EQ(matched_rank_test(overlap, {1, 1, 1, 1}, Alternative::two_sided).p_value,
+                   6.0 / 70);
+}
+
+TEST(MatchedStatisticTest, OneExecutionPerRunIsTheMannWhitneyTest) {
+  // A module pass, or a phase: the scores are the runs' ranks, and the
+  // p-value that of the exact rank test.
+  const MatchedRuns one{5, {{3, 9, 1, 7, 4, 10, 2, 8, 6, 5}}};
+  const std::vector<double> base{3, 9, 1, 7, 4}, next{10, 2, 8, 6, 5};
+  EXPECT_DOUBLE_EQ(
+      matched_rank_test(one, std::vector<double>(5, 1.0), Alternative::greater).p_value,
+      mann_whitney_u(base, next, Alternative::greater).p_value);
+  EXPECT_DOUBLE_EQ(
+      matched_rank_test(one, std::vector<double>(5, 1.0), Alternative::two_sided).p_value,
+      mann_whitney_u(base, next, Alternative::two_sided).p_value);
+}
+
+TEST(MatchedStatisticTest, SmallestPValue) {
+  EXPECT_DOUBLE_EQ(smallest_matched_rank_p(3, 3, Alternative::greater), 1.0 / 20);
+  EXPECT_DOUBLE_EQ(smallest_matched_rank_p(10, 10, Alternative::greater), 1.0 / 184756);
+  // 13 runs per side, 10,400,600 splits: drawn, so 1 / (1 + 99,999).
+  EXPECT_DOUBLE_EQ(smallest_matched_rank_p(13, 13, Alternative::greater), 1.0 / 100000);
+}
+
+/// One pass "p" of five executions of about 4 ms, ten runs per side, in ms;
+/// in run r, execution r % 5 was preempted by preempted[r] ms. The new runs
+/// are `factor` times slower.
+std::vector<RunExecutions> preempted_runs(const std::vector<double>& preempted, double factor) {
+  std::vector<RunExecutions> runs(10);
+  for (std::size_t r = 0; r < 10; ++r) {
+    for (std::size_t k = 0; k < 5; ++k) {
+      const double ms =
+          (4 + 0.01 * static_cast<double>(k) + 0.002 * static_cast<double>(r)) * factor +
+          (r % 5 == k ? preempted[r] : 0.0);
+      runs[r]["p"]["f" + std::to_string(k)] = ms * 1e6;
+    }
+  }
+  return runs;
+}
+
+TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
+  const std::vector<double> base_preempted{0.0, 5.0, 1.0, 4.0, 0.5, 3.0, 6.0, 2.0, 0.2, 4.5};
+  const std::vector<double> new_preempted{4.0, 0.3, 5.5, 1.0, 3.5, 0.0, 2.5, 6.0, 1.5, 5.0};
+  const std::vector<RunExecutions> base = preempted_runs(base_preempted, 1.0);
+  // +10 %: matched totals 20.155 and 22.1716 ms (+10.0 %, +2.02 ms). The
+  // test grows each base run by 5 % (above 1 ms: the runs are 20.1 to 26.1
+  // ms); then every new run scores above every base run, and of the
+  // 184,756 splits only the observed one is that far: p = 1/184,756.
+  GateResult r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.10), GateSettings{});
+  EXPECT_EQ(r.statistic, GateStatistic::matched);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_FALSE(r.rows[0].relative);  // one pass: no rest to weigh it by
+  EXPECT_NEAR(r.rows[0].base_compared, 20.155e6, 1e-3);
+  EXPECT_NEAR(r.rows[0].new_compared, 22.1716e6, 1e-3);
+  EXPECT_TRUE(r.rows[0].tested);
+  EXPECT_TRUE(r.rows[0].exact);
+  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
+  EXPECT_EQ(r.regressions, 1u);
+  // The runs' sums, spread by the preemptions (up to 6 ms), hide it
+  // from the rank test of the runs.
+  std::vector<std::unordered_map<std::string, double>> base_sums, new_sums;
+  for (const RunExecutions& run : base) {
+    double sum = 0;
+    for (const auto& entry : run.at("p")) sum += entry.second;
+    base_sums.push_back({{"p", sum}});
+  }
+  for (const RunExecutions& run : preempted_runs(new_preempted, 1.10)) {
+    double sum = 0;
+    for (const auto& entry : run.at("p")) sum += entry.second;
+    new_sums.push_back({{"p", sum}});
+  }
+  EXPECT_EQ(evaluate_gate(base_sums, new_sums, GateSettings{}).regressions, 0u);
+
+  // +4 %, under the threshold: matched totals +4.0 % (+0.81 ms). No split
+  // of the pooled runs could make them differ by more than 5 % (nor by
+  // more than the 1 ms floor), so the pass is not tested at all.
+  r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.04), GateSettings{});
+  EXPECT_NEAR(r.rows[0].new_compared - r.rows[0].base_compared, 0.80724e6, 1e-3);
+  EXPECT_FALSE(r.rows[0].tested);
+  EXPECT_FALSE(r.rows[0].p_value.has_value());
+  EXPECT_EQ(r.regressions, 0u);
+  // Against a threshold of 2 % and no floor, it is a regression: the base
+  // grown by 2 %, every new run still scores above every base run.
+  GateSettings low;
+  low.threshold_pct = 2;
+  low.floor = 0;
+  r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.04), low);
+  EXPECT_TRUE(r.rows[0].tested);
+  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
+  EXPECT_EQ(r.regressions, 1u);
+}
+
+TEST(MatchedStatisticTest, AnExecutionAbsentFromARunCountsZero) {
+  // Execution g ran in the second base run only: 0, 3 against 0, 0.
+  const std::vector<RunExecutions> base{{{"p", {{"f", 10}}}}, {{"p", {{"f", 12}, {"g", 3}}}}};
+  const std::vector<RunExecutions> next{{{"p", {{"f", 20}}}}, {{"p", {{"f", 22}}}}};
+  GateSettings settings;
+  settings.floor = 0;
+  const GateResult r = evaluate_matched_gate(base, next, settings);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.rows[0].base_compared, 11 + 1.5);
+  EXPECT_DOUBLE_EQ(r.rows[0].new_compared, 21);
+  EXPECT_DOUBLE_EQ(r.rows[0].base_median, 12.5);  // the runs' sums: 10 and 15
+}
+
+TEST(MatchedStatisticTest, ExecutionsAreNamedAlikeInEveryRun) {
+  // GVNPass twice on f and once on g, SROAPass on f: each execution named
+  // by its section's position, pass, unit and how many of the same came
+  // before it.
+  Profile profile;
+  Section& s = profile.sections.emplace_back();
+  s.context = "a.c";
+  const std::vector<std::tuple<std::string, std::string, Nanoseconds>> records{
+      {"GVNPass", "f", 5}, {"SROAPass", "f", 1}, {"GVNPass", "g", 7}, {"GVNPass", "f", 3}};
+  for (const auto& [pass, unit, self] : records) {
+    Record r;
+    r.name = s.names.intern(pass);
+    r.kernel = s.names.intern(unit);
+    r.sequence = static_cast<std::uint32_t>(s.records.size());
+    r.inclusive_ns = r.self_ns = self;
+    s.records.push_back(r);
+  }
+  const auto executions = measure_by_execution(profile, GroupBy::pass, Measure::wall);
+  ASSERT_EQ(executions.size(), 2u);
+  const auto name = [](const std::string& unit, const std::string& before) {
+    const std::string separator(1, '\x1f');
+    return "0" + separator + "GVNPass" + separator + unit + separator + before;
+  };
+  const std::unordered_map<std::string, double> gvn{
+      {name("f", "0"), 5}, {name("g", "0"), 7}, {name("f", "1"), 3}};
+  EXPECT_EQ(executions.at("GVNPass"), gvn);
+  EXPECT_EQ(executions.at("SROAPass").size(), 1u);
+  // Their sums are the runs' values the runs statistic compares.
+  EXPECT_DOUBLE_EQ(measure_by_group(profile, GroupBy::pass, Measure::wall).at("GVNPass"), 15);
+}
+
+}  // namespace
+}  // namespace passtiming
