@@ -47,7 +47,7 @@ std::string python_text(double value) {
 /// kind of object is taken as absent: its Python str() is a printout only
 /// Python can make.
 std::optional<std::string> global_symbol_in(const ffi::Any& attrs) {
-  ffi::Any dict = kAttrsDict.read(attrs.as<ffi::Object>());
+  ffi::Any dict = kAttrsDict.read(detail::object_of(attrs));
   const auto* entries = dict.as<ffi::MapObj>();
   if (entries == nullptr) return std::nullopt;
   // Made once and never freed: a static destroyed at exit could outlive
@@ -66,12 +66,12 @@ std::optional<std::string> global_symbol_in(const ffi::Any& attrs) {
 }
 
 std::optional<std::string> global_symbol(const ffi::Any& function) {
-  return global_symbol_in(kAttrs.read(function.as<ffi::Object>()));
+  return global_symbol_in(kAttrs.read(detail::object_of(function)));
 }
 
 /// The name of a function without a global symbol: its GlobalVar's hint.
 std::optional<std::string> name_hint(const ffi::Any& global_var) {
-  ffi::Any hint = kNameHint.read(global_var.as<ffi::Object>());
+  ffi::Any hint = kNameHint.read(detail::object_of(global_var));
   if (auto text = hint.try_cast<ffi::String>()) return std::string(*text);
   return std::nullopt;
 }
@@ -100,8 +100,8 @@ void hold(const ffi::Object* attrs) noexcept {
 
 /// The label of a module of one function, the symbol remembered by `attrs`.
 std::string_view single_function_label(const ffi::Any& global_var, const ffi::Any& function) {
-  ffi::Any attrs = kAttrs.read(function.as<ffi::Object>());
-  const ffi::Object* object = attrs.as<ffi::Object>();
+  ffi::Any attrs = kAttrs.read(detail::object_of(function));
+  const ffi::Object* object = detail::object_of(attrs);
   if (object == nullptr || object != remembered.attrs) {
     remembered.symbol = global_symbol_in(attrs);
     hold(object);
@@ -114,7 +114,7 @@ std::string_view single_function_label(const ffi::Any& global_var, const ffi::An
 }  // namespace
 
 ffi::String pass_name(ffi::AnyView info) {
-  return kName.read(info.as<ffi::Object>()).cast<ffi::String>();
+  return kName.read(detail::object_of(info)).cast<ffi::String>();
 }
 
 /// The name the seed gives one function: its global symbol, else its
@@ -126,7 +126,7 @@ std::optional<std::string> function_name(const ffi::Any& global_var, const ffi::
 
 std::string kernel_label(ffi::AnyView mod) noexcept {
   try {
-    ffi::Any functions = kFunctions.read(mod.as<ffi::Object>());
+    ffi::Any functions = kFunctions.read(detail::object_of(mod));
     const auto* map = functions.as<ffi::MapObj>();
     if (map == nullptr) return "";
     if (map->size() == 1) {
@@ -152,7 +152,7 @@ namespace detail {
 
 std::string_view pass_name_view(ffi::AnyView info) noexcept {
   try {
-    const ffi::Object* object = info.as<ffi::Object>();
+    const ffi::Object* object = detail::object_of(info);
     if (std::optional<std::string_view> text = kName.borrow_text(object)) return *text;
     if (object == nullptr) return {};
     thread_local std::string copy;
@@ -170,26 +170,28 @@ namespace {
 /// dictionary is the remembered one, read through borrowed pointers: no
 /// getter is called and no reference taken, which is most of what a label
 /// costs. Null otherwise.
-const std::string* symbol_of_remembered_attrs(ffi::AnyView mod) {
-  if (remembered.attrs == nullptr || !remembered.symbol) return nullptr;
-  const std::optional<const ffi::Object*> functions = kFunctions.borrow(mod.as<ffi::Object>());
+const std::string* symbol_of_remembered_attrs(const RememberedLabel& memo, ffi::AnyView mod) {
+  if (memo.attrs == nullptr || !memo.symbol) return nullptr;
+  const std::optional<const ffi::Object*> functions = kFunctions.borrow(detail::object_of(mod));
   if (!functions || *functions == nullptr ||
       (*functions)->type_index() != ffi::TypeIndex::kTVMFFIMap) {
     return nullptr;
   }
   const auto* map = static_cast<const ffi::MapObj*>(*functions);
   if (map->size() != 1) return nullptr;
-  const ffi::Object* function = map->begin()->second.as<ffi::Object>();
+  const ffi::Object* function = detail::object_of(map->begin()->second);
   const std::optional<const ffi::Object*> attrs = kAttrs.borrow(function);
-  return attrs && *attrs == remembered.attrs ? &*remembered.symbol : nullptr;
+  return attrs && *attrs == memo.attrs ? &*memo.symbol : nullptr;
 }
 
 }  // namespace
 
 std::string_view remembered_kernel_label(ffi::AnyView mod) noexcept {
   try {
-    if (const std::string* symbol = symbol_of_remembered_attrs(mod)) return *symbol;
-    ffi::Any functions = kFunctions.read(mod.as<ffi::Object>());
+    // The thread's memo found once: each access of a thread_local in a
+    // loaded library is a call into the dynamic loader.
+    if (const std::string* symbol = symbol_of_remembered_attrs(remembered, mod)) return *symbol;
+    ffi::Any functions = kFunctions.read(detail::object_of(mod));
     const auto* map = functions.as<ffi::MapObj>();
     if (map != nullptr && map->size() == 1) {
       const auto& [global_var, function] = *map->begin();

@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "object_fields.h"
 #include "passtiming/engine/metrics.h"
 #include "passtiming/tvm.h"
 
@@ -160,7 +161,7 @@ class NodeCounter {
   }
   void visit(const ffi::Any& value) {
     if (value.type_index() >= ffi::TypeIndex::kTVMFFIStaticObjectBegin) {
-      visit(value.as<ffi::Object>());
+      visit(detail::object_of(value));
     }
   }
   void walk_fields(const ffi::Object* object, std::int32_t type_index) {
@@ -193,7 +194,7 @@ class NodeCounter {
 
 std::int64_t ir_node_count(ffi::AnyView mod) noexcept {
   try {
-    const ffi::Object* root = mod.as<ffi::Object>();
+    const ffi::Object* root = detail::object_of(mod);
     if (root == nullptr) return kNotMeasured;
     thread_local NodeCounter counter;
     return counter.count(root);
@@ -204,7 +205,7 @@ std::int64_t ir_node_count(ffi::AnyView mod) noexcept {
 
 std::optional<std::uint64_t> ir_structural_hash(ffi::AnyView mod) noexcept {
   try {
-    if (mod.as<ffi::Object>() == nullptr) return std::nullopt;
+    if (detail::object_of(mod) == nullptr) return std::nullopt;
     return ffi::StructuralHash::Hash(ffi::Any(mod), /*map_free_vars=*/false,
                                      /*skip_tensor_content=*/true);
   } catch (...) {

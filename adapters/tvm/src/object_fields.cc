@@ -102,7 +102,7 @@ std::optional<const ::tvm::ffi::Object*> FieldReader::borrow_slow(
   }
   // Not known yet: the getter's value tells, once it is an object.
   const ::tvm::ffi::Any value = get(*slot.field, object);
-  const ::tvm::ffi::Object* given = value.as<::tvm::ffi::Object>();
+  const ::tvm::ffi::Object* given = object_of(value);
   if (given == nullptr) return std::nullopt;
   slot.borrow.store(given == stored ? Borrow::yes : Borrow::no, std::memory_order_relaxed);
   if (given != stored) return std::nullopt;

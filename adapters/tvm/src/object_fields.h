@@ -17,6 +17,17 @@
 
 namespace passtiming::tvm::detail {
 
+/// The object `value` holds, or null when it holds none: what
+/// `value.as<tvm::ffi::Object>()` gives, without the type-table lookup that
+/// `as` makes on the way (it tests the object against `const Object` as
+/// against any base class: a call into libtvm_ffi and a read of its type
+/// table, where every object is an Object). The pass callbacks ask it four
+/// times a pass.
+inline const ::tvm::ffi::Object* object_of(::tvm::ffi::AnyView value) noexcept {
+  if (value.type_index() < ::tvm::ffi::TypeIndex::kTVMFFIStaticObjectBegin) return nullptr;
+  return reinterpret_cast<const ::tvm::ffi::Object*>(value.CopyToTVMFFIAny().v_obj);
+}
+
 /// One field name, looked up once per object type and remembered for the
 /// process (a pass pipeline shows the same few types again and again).
 ///

@@ -5,8 +5,10 @@
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
 
+#include <atomic>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,6 +82,19 @@ struct AfterPass {
   }
 };
 
+/// What the four callbacks share: the sink, and whether it records the
+/// `ir` metric in the current context. That is asked once, as the context
+/// is entered (a sink takes new metrics for the contexts entered after
+/// them), so that a pass costs no virtual call into the sink for it: a
+/// cache line of code the pass before has evicted, twice a pass.
+struct Callbacks {
+  explicit Callbacks(std::shared_ptr<PassEventSink> sink)
+      : events(std::move(sink)), counts_ir(events->records_ir_size()) {}
+  std::shared_ptr<PassEventSink> events;
+  /// Atomic only for a second thread's callbacks, which the sink refuses.
+  std::atomic<bool> counts_ir;
+};
+
 }  // namespace
 
 ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::string_view name) {
@@ -90,37 +105,41 @@ ffi::ObjectRef make_pass_instrument(std::shared_ptr<PassEventSink> events, std::
                              "' is not registered in this process; load TVM (import tvm, or "
                              "tilelang) before creating the pass timing instrument");
   }
-  // Each callback owns a reference to the sink, never to a wrapper, so the
-  // PassContext may outlive whatever made the instrument.
-  auto enter = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
-    drop_hash_frames(events.get());
+  // Each callback owns a reference to the shared state, never to a
+  // wrapper, so the PassContext may outlive whatever made the instrument.
+  auto shared = std::make_shared<Callbacks>(std::move(events));
+  auto enter = ffi::Function::FromPacked([shared](ffi::PackedArgs, ffi::Any*) {
+    drop_hash_frames(shared->events.get());
     detail::forget_remembered_label();
-    events->enter_pass_ctx();
+    shared->counts_ir.store(shared->events->records_ir_size(), std::memory_order_relaxed);
+    shared->events->enter_pass_ctx();
   });
-  auto exit = ffi::Function::FromPacked([events](ffi::PackedArgs, ffi::Any*) {
-    events->exit_pass_ctx();
-    drop_hash_frames(events.get());
+  auto exit = ffi::Function::FromPacked([shared](ffi::PackedArgs, ffi::Any*) {
+    shared->events->exit_pass_ctx();
+    drop_hash_frames(shared->events.get());
     detail::forget_remembered_label();
   });
-  auto before = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
+  auto before = ffi::Function::FromPacked([shared](ffi::PackedArgs args, ffi::Any*) {
+    PassEventSink& events = *shared->events;
     // Name, label and IR size are read before the sink reads the clock.
     const std::string_view pass = name_of(args);
     const std::string_view kernel =
         args.size() > 0 ? detail::remembered_kernel_label(args[0]) : std::string_view();
-    if (events->records_ir_size()) [[unlikely]] {
-      note_ir_before(*events, args);
+    if (shared->counts_ir.load(std::memory_order_relaxed)) [[unlikely]] {
+      note_ir_before(events, args);
     }
-    events->run_before_pass(pass, kernel);
+    events.run_before_pass(pass, kernel);
   });
-  auto after = ffi::Function::FromPacked([events](ffi::PackedArgs args, ffi::Any*) {
+  auto after = ffi::Function::FromPacked([shared](ffi::PackedArgs args, ffi::Any*) {
+    PassEventSink& events = *shared->events;
     const std::string_view pass = name_of(args);
-    if (events->records_ir_size()) [[unlikely]] {
+    if (shared->counts_ir.load(std::memory_order_relaxed)) [[unlikely]] {
       // The sink reads the clock, then has the module measured.
-      AfterPass measure{events.get(), args.size() > 0 ? args[0] : ffi::AnyView()};
-      events->run_after_pass_counting_ir(pass, &AfterPass::count, &measure);
+      AfterPass measure{&events, args.size() > 0 ? args[0] : ffi::AnyView()};
+      events.run_after_pass_counting_ir(pass, &AfterPass::count, &measure);
       return;
     }
-    events->run_after_pass(pass);
+    events.run_after_pass(pass);
   });
   ffi::Any instrument =
       (*constructor)(ffi::String(std::string(name)), enter, exit, ffi::Any(), before, after);

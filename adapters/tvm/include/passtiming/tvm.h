@@ -35,7 +35,8 @@ inline constexpr std::string_view kInstrumentName = "TileLangPassTimingInstrumen
 /// (kernel_label), then calls `events`; after each pass it calls `events`
 /// first. The callbacks never throw into TVM.
 ///
-/// When `events->records_ir_size()` (the `ir` metric), the module is also
+/// When `events->records_ir_size()` (the `ir` metric; asked as each
+/// PassContext is entered, for the passes of that context), the module is also
 /// measured before and after each pass, outside the pass's measured time:
 /// before the pass, ir_node_count() and ir_structural_hash() go to
 /// `events->note_ir()` ahead of `run_before_pass`; after it, they are taken
