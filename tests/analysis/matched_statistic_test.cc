@@ -14,6 +14,7 @@
 #include "passtiming/analysis/gate_measure.h"
 #include "passtiming/analysis/rank_test.h"
 #include "passtiming/analysis/regression_gate.h"
+#include "passtiming/analysis/run_speed.h"
 
 namespace passtiming {
 namespace {
@@ -178,6 +179,31 @@ TEST(MatchedStatisticTest, AnExecutionAbsentFromARunCountsZero) {
   EXPECT_DOUBLE_EQ(r.rows[0].base_compared, 11 + 1.5);
   EXPECT_DOUBLE_EQ(r.rows[0].new_compared, 21);
   EXPECT_DOUBLE_EQ(r.rows[0].base_median, 12.5);  // the runs' sums: 10 and 15
+}
+
+TEST(MatchedStatisticTest, RunSpeedsFromTheOtherGroupsLargerExecutions) {
+  // q's 60 executions of 1..60, run 1 10 % slower and run 3 10 % faster
+  // than runs 0 and 2; p's one execution, 1 in every run; a's, 5 in the
+  // new runs only, is not counted. Pooled medians: q's 1..60 (runs 1 and 3
+  // cancel), p's 1; their median is 30, which leaves q30..q60 counted: 31,
+  // more than the 30 a speed needs.
+  const auto run = [](double factor, bool with_a) {
+    RunExecutions out{{"p", {{"p1", 1}}}};
+    for (int k = 1; k <= 60; ++k) out["q"]["q" + std::to_string(k)] = k * factor;
+    if (with_a) out["a"]["a1"] = 5;
+    return out;
+  };
+  const std::vector<RunExecutions> base{run(1, false), run(1.1, false)};
+  const std::vector<RunExecutions> next{run(1, true), run(0.9, true)};
+  const RunSpeeds speeds(base, next);
+  const std::vector<double> without_p = speeds.without("p");
+  ASSERT_EQ(without_p.size(), 4u);
+  EXPECT_DOUBLE_EQ(without_p[0], 1);
+  EXPECT_DOUBLE_EQ(without_p[1], 1.1);
+  EXPECT_DOUBLE_EQ(without_p[2], 1);
+  EXPECT_DOUBLE_EQ(without_p[3], 0.9);
+  // Without q, no execution is counted (a is not in every run): no speeds.
+  EXPECT_TRUE(speeds.without("q").empty());
 }
 
 TEST(MatchedStatisticTest, ExecutionsAreNamedAlikeInEveryRun) {

@@ -95,8 +95,8 @@ std::string test_text(const GateResult& r, const GateReportContext& c) {
 std::string columns_text(const GateResult& r) {
   return r.statistic == GateStatistic::matched
              ? "Base, New: matched executions, each execution's median over the side's runs, "
-               "summed (a pass weighed against the rest of its runs, as the JSON's relative "
-               "says, so scaled)"
+               "summed (each run's divided by the run's speed where the JSON's relative says "
+               "so)"
              : "Base, New: the median of the side's runs (a pass weighed against the rest of "
                "its runs, as the JSON's relative says, so scaled)";
 }

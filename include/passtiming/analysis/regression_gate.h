@@ -50,6 +50,7 @@
 
 #include "passtiming/analysis/matched_statistic.h"
 #include "passtiming/analysis/rank_test.h"
+#include "passtiming/analysis/run_speed.h"
 
 namespace passtiming {
 
@@ -122,7 +123,8 @@ struct GateRow {
   /// split of the runs enumerated (matched).
   bool exact = false;
   /// Whether the values compared are scaled by the rest of their runs (see
-  /// evaluate_gate), or as measured.
+  /// evaluate_gate; with the matched statistic, divided by their runs'
+  /// speeds: evaluate_matched_gate), or as measured.
   bool relative = false;
   /// The statistic compared, to which the threshold and the floor apply:
   /// the matched totals (matched), or the medians of the runs' values
@@ -169,16 +171,16 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
                          const std::vector<std::unordered_map<std::string, double>>& next,
                          const GateSettings& settings);
 
-/// One run's executions of each group: group → execution → value, an
-/// execution named alike in every run of the same compile
-/// (gate_measure.h's measure_by_execution).
-using RunExecutions = std::unordered_map<std::string, std::unordered_map<std::string, double>>;
-
 /// The gate with the matched statistic: base[i] holds base run i's
 /// executions of each group. A group's value in a run (its medians, the
-/// drift, the scaling by the rest of the run) is the sum of its executions
-/// there; what is tested is its executions matched across the runs, an
-/// execution absent from a run counting 0 there. A group is tested when
+/// drift) is the sum of its executions there; what is tested is its
+/// executions matched across the runs, an execution absent from a run
+/// counting 0 there. A group's executions in a run are divided by the run's
+/// speed without the group (RunSpeeds), wherever there is one
+/// (GateRow::relative), instead of being scaled by the rest of the run's
+/// total as the runs statistic does: the speed, a median over thousands of
+/// executions, is not moved by the few large noisy passes that move a run's
+/// total. A group is tested when
 /// some split of its pooled runs could make its matched totals grow past
 /// the threshold and the floor (largest_matched_growth): a choice made
 /// without the sides, as for the runs statistic. Its one-sided test grows
