@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -165,6 +166,39 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.04), low);
   EXPECT_TRUE(r.rows[0].tested);
   EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
+  EXPECT_EQ(r.regressions, 1u);
+}
+
+TEST(MatchedStatisticTest, EachRunIsDividedByItsSpeed) {
+  // Four runs per side, each at a speed f of the machine: p's five
+  // executions of about 4 ms, 10 % slower on the new side; q's 60 of 1..60
+  // ms, unchanged. Of the pooled medians (q's 1.05 k, p's 4.4), the larger
+  // half counts q28..q60, 33 executions: each run's speed without p is
+  // f / 1.05, and p's executions divided by it are 1.05 (4 + 0.001 k) on
+  // the base side, 1.1 times that on the new: every new run above every
+  // base run grown by 5 %.
+  const std::vector<double> f{1.0, 1.2, 0.9, 1.1, 1.1, 0.9, 1.2, 1.0};
+  std::vector<RunExecutions> base(4), next(4);
+  for (std::size_t r = 0; r < 8; ++r) {
+    RunExecutions& run = r < 4 ? base[r] : next[r - 4];
+    for (int k = 1; k <= 5; ++k) {
+      run["p"]["p" + std::to_string(k)] = (4 + 0.001 * k) * f[r] * (r < 4 ? 1.0 : 1.1) * 1e6;
+    }
+    for (int k = 1; k <= 60; ++k) run["q"]["q" + std::to_string(k)] = k * f[r] * 1e6;
+  }
+  const GateResult r = evaluate_matched_gate(base, next, GateSettings{});
+  const auto row =
+      std::find_if(r.rows.begin(), r.rows.end(), [](const GateRow& g) { return g.key == "p"; });
+  ASSERT_NE(row, r.rows.end());
+  EXPECT_TRUE(row->relative);
+  EXPECT_NEAR(row->base_compared, 1.05 * 20.015e6, 1e-3);
+  EXPECT_NEAR(row->new_compared, 1.1 * 1.05 * 20.015e6, 1e-3);
+  EXPECT_DOUBLE_EQ(*row->p_value, 1.0 / 70);  // C(8, 4) = 70 splits
+  // q has no speed without itself (p's executions are too few and too
+  // small): as measured, tested, and Holm's family is two.
+  EXPECT_EQ(r.tested, 2u);
+  EXPECT_DOUBLE_EQ(*row->p_holm, 2.0 / 70);
+  EXPECT_EQ(row->status, GateStatus::regression);
   EXPECT_EQ(r.regressions, 1u);
 }
 
