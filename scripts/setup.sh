@@ -14,7 +14,7 @@ PACKAGES=(
   libmlir-19-dev mlir-19-tools
   python3-dev python3-venv pybind11-dev python3-pytest
   chromium hyperfine
-  libcurl4-openssl-dev clickhouse-server clickhouse-client zookeeper
+  libcurl4-openssl-dev libzookeeper-mt-dev clickhouse-server clickhouse-client zookeeper
   dpkg-dev
 )
 

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "passtiming/fleet/claims.h"
 #include "passtiming/fleet/clickhouse_http.h"
 #include "server_reply.h"
 #include "tsv_rows.h"
@@ -124,6 +125,13 @@ struct Pusher::State {
   /// The table drops an INSERT block identical to one stored
   /// (Replicated*MergeTree): each chunk is sent alone, as its own block.
   bool deduplicating = true;
+  /// The runs' claims in ZooKeeper (settings.zookeeper), made by prepare().
+  std::unique_ptr<Claims> claims;
+
+  /// Whether chunks of several runs share an INSERT: into a table that
+  /// drops no repeated block, or under claims, where no other push sends
+  /// the same runs meanwhile.
+  bool packing() const { return !deduplicating || claims != nullptr; }
 
   std::mutex mutex;  ///< guards what follows, and `note`
   std::size_t profiles_stored = 0;
@@ -228,6 +236,138 @@ struct Pusher::State {
     }
   }
 
+  /// Under claims: waits while a query whose id starts with one of
+  /// `prefixes`, running at the first look, still runs on any of the URLs
+  /// (a pack sent to another replica by a push that died or lost its
+  /// claims still stores its block), skipping a server that does not
+  /// answer (what it runs, it cannot commit while away).
+  void wait_for_inserts_everywhere(const std::vector<std::string>& prefixes) {
+    const std::string sql = fmt::format(
+        "SELECT query_id FROM system.processes WHERE query_id LIKE '{}%' FORMAT TabSeparated",
+        kQueryIdPrefix);
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(static_cast<long>(settings.timeout_s * 1000 * 4));
+    for (const std::string& url : settings.urls) {
+      ClickHouseHttp server(url, settings.timeout_s);
+      bool told = false;
+      std::set<std::string> running;
+      while (true) {
+        const HttpReply reply = server.post({}, sql);
+        if (!reply.ok()) {
+          note(
+              fmt::format("passtiming push: {} did not say which INSERTs it runs ({}); not "
+                          "waited for",
+                          server.url(), reply.message()));
+          break;
+        }
+        // Only the INSERTs running at the first look: one started since
+        // was sent under claims of other runs (these are this push's).
+        std::set<std::string> now;
+        for (const auto& row : tsv_rows(reply.body)) {
+          for (const std::string& prefix : prefixes) {
+            if (!row.empty() && row[0].starts_with(prefix)) now.insert(std::string(row[0]));
+          }
+        }
+        if (!told) running = now;
+        std::erase_if(running, [&](const std::string& id) { return !now.contains(id); });
+        if (running.empty()) break;
+        if (!told) {
+          note(
+              fmt::format("passtiming push: an INSERT sent before still runs on {}; waiting "
+                          "until it ends",
+                          server.url()));
+          told = true;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+          stop(fmt::format("an INSERT sent before still runs after {:.0f} s ({})",
+                           settings.timeout_s * 4, server.url()));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  }
+
+  /// Under claims, into a replicated table: waits until the replica `on`
+  /// holds every part committed before (its log pulled, no part to fetch),
+  /// so that its count sees what pushes before the claim stored on other
+  /// replicas. Stops after timeout_s: a replica that stays behind waits
+  /// for parts it cannot fetch (the replica holding them is away), and
+  /// what it counts is not what the table holds.
+  void wait_for_replica(Servers& on, int& retries) {
+    const std::size_t dot = settings.table.find('.');
+    const std::string where =
+        dot == std::string::npos
+            ? fmt::format("database = currentDatabase() AND table = {}", sql_string(settings.table))
+            : fmt::format("database = {} AND table = {}", sql_string(settings.table.substr(0, dot)),
+                          sql_string(settings.table.substr(dot + 1)));
+    // log_pointer is one past the last entry of the shared log the replica
+    // took into its queue, log_max_index the shared log's last entry (both
+    // 0 for an empty log). Entries not taken yet are read from ZooKeeper:
+    // a part another replica made ("get" from a source replica not this
+    // one) is a part this one lacks; its own it has.
+    const std::string sql = fmt::format(
+        "SELECT log_pointer, log_max_index, inserts_in_queue, zookeeper_path, replica_name FROM "
+        "system.replicas WHERE {} FORMAT TabSeparated",
+        where);
+    auto in_step = [&]() {
+      const HttpReply reply = exchange(on, {}, sql, retries);
+      const auto rows = tsv_rows(reply.body);
+      if (rows.empty()) return true;  // not a replicated table
+      if (rows[0].size() != 5) {
+        stop("unexpected reply to SELECT FROM system.replicas: " + reply.message());
+      }
+      const std::uint64_t pointer = tsv_number(rows[0][0], "SELECT log_pointer");
+      const std::uint64_t last = tsv_number(rows[0][1], "SELECT log_max_index");
+      if (tsv_number(rows[0][2], "SELECT inserts_in_queue") != 0) return false;
+      if (pointer > last) return true;
+      const std::string own = fmt::format("source replica: {}\\n", rows[0][4]);
+      const HttpReply log =
+          exchange(on, {},
+                   fmt::format("SELECT name, value FROM system.zookeeper WHERE path = {} FORMAT "
+                               "TabSeparated",
+                               sql_string(std::string(rows[0][3]) + "/log")),
+                   retries);
+      for (const auto& entry : tsv_rows(log.body)) {
+        if (entry.size() != 2 || !entry[0].starts_with("log-")) continue;
+        if (tsv_number(entry[0].substr(4), "the log entry's number") < pointer) continue;
+        const bool fetch = entry[1].find("\\nget\\n") != std::string_view::npos;
+        if (fetch && entry[1].find(own) == std::string_view::npos) return false;
+      }
+      return true;
+    };
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long>(settings.timeout_s * 1000));
+    bool told = false;
+    while (true) {
+      if (in_step()) return;
+      if (!told) {
+        note(fmt::format(
+            "passtiming push: {} has parts of other replicas to fetch; waiting until it has them",
+            on.current().url()));
+        told = true;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        stop(fmt::format(
+            "replica {} still lacks parts stored on other replicas after {:g} s: its count "
+            "cannot be trusted (is a replica down?)",
+            on.current().url(), settings.timeout_s));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  /// Before an INSERT under claims: the session holding them is alive.
+  void check_claims() {
+    if (!claims) return;
+    try {
+      claims->check_alive();
+    } catch (const ClaimLost& e) {
+      stop(fmt::format("{}: its claims may be another push's now, so nothing more is sent",
+                       e.what()));
+    }
+  }
+
   /// The distinct sequences stored per section of each of `run_ids`:
   /// (run id, section) -> count, one query through the sorting key.
   std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> stored_counts(
@@ -315,6 +455,7 @@ struct Pusher::State {
         std::lock_guard lock(mutex);
         if (SectionProgress* p = progress_of(chunk)) p->unknown += rows.size();
       }
+      check_claims();
       const HttpReply reply = on.current().post(insert, body, id, insert_settings);
       {
         std::lock_guard lock(mutex);
@@ -374,8 +515,21 @@ struct Pusher::State {
       rows += n;
     }
     std::vector<std::pair<std::string, std::string>> pack_settings = {
-        {"max_insert_block_size", std::to_string(std::max<std::uint64_t>(rows, 1))}};
-    const HttpReply reply = on.current().post(insert, body, id, pack_settings);
+        {"max_insert_block_size", std::to_string(std::max<std::uint64_t>(rows, 1))},
+        {"insert_deduplicate", "1"}};
+    check_claims();
+    HttpReply reply = on.current().post(insert, body, id, pack_settings);
+    if (claims && deduplicating) {
+      // Under claims, into a replicated table: an outcome unknown is
+      // settled by sending the same block again (the next replica drops it
+      // if it was stored), never by a block of other rows.
+      int resent = 0;
+      while (!reply.ok() && retryable(reply)) {
+        pause(on, resent, reply.message());
+        check_claims();
+        reply = on.current().post(insert, body, id, pack_settings);
+      }
+    }
     if (reply.ok()) {
       std::lock_guard lock(mutex);
       for (const Chunk& chunk : pack) {
@@ -585,56 +739,73 @@ void Pusher::prepare() {
   // replicated. Only a MergeTree of one server is packed.
   const std::string_view name = std::string_view(engine.body).substr(0, engine.body.find('\n'));
   s.deduplicating = !(name.ends_with("MergeTree") && !name.starts_with("Replicated"));
-}
-
-void Pusher::push(std::vector<ProfileToPush>& profiles) {
-  State& s = *state_;
-  for (const ProfileToPush& p : profiles) {
+  if (!s.settings.zookeeper.empty()) {
+    // The claims' node is the table's, DATABASE.NAME whatever the URL's
+    // database, so that every push into it meets the same claims.
+    std::string qualified = s.settings.table;
+    if (dot == std::string::npos) {
+      const HttpReply database =
+          s.exchange(s.servers, {}, "SELECT currentDatabase() FORMAT TabSeparated", retries);
+      qualified =
+          fmt::format("{}.{}", database.body.substr(0, database.body.find('\n')), s.settings.table);
+    }
     try {
-      check_rows(p.profile, p.path);
-    } catch (const std::invalid_argument& e) {
-      s.refuse(e.what());
+      s.claims = std::make_unique<Claims>(s.settings.zookeeper, "/passtiming/claims/" + qualified,
+                                          s.settings.zookeeper_session_s, s.settings.timeout_s);
+    } catch (const ClaimsError& e) {
+      s.stop(e.what());
     }
   }
-  // Every run of the profiles, and one wait and one count for all of them.
-  std::vector<std::vector<FleetRun>> runs(profiles.size());
+}
+
+namespace {
+
+/// The progress of the sections of each profile, as the rounds plan them.
+using Sections = std::vector<std::vector<SectionProgress>>;
+
+/// One round of a push: of the runs in `only` (all when null), waits for
+/// their INSERTs still running, counts what is stored, and sends what is
+/// missing, `connections` INSERTs at a time. Appends each planned section
+/// to `sections` and to the push's progress.
+void send_round(Pusher::State& s, std::vector<ProfileToPush>& profiles,
+                const std::vector<std::vector<FleetRun>>& runs, const std::set<std::string>* only,
+                Sections& sections) {
   std::vector<std::string> run_ids, prefixes;
   for (std::size_t i = 0; i < profiles.size(); ++i) {
-    try {
-      runs[i] = fleet_runs(profiles[i].profile, s.settings.meta);
-    } catch (const std::exception& e) {
-      s.refuse(fmt::format("passtiming push: {}", e.what()));
-    }
     for (const FleetRun& run : runs[i]) {
+      if (only != nullptr && !only->contains(run.identity.run_id)) continue;
       run_ids.push_back(run.identity.run_id);
       prefixes.push_back(
           fmt::format("{}{}:{}:", kQueryIdPrefix, s.settings.table, run.identity.run_id));
     }
   }
-  {
-    std::lock_guard lock(s.mutex);
-    s.group.clear();
-    for (const ProfileToPush& p : profiles) s.group.push_back({p.path, false, {}});
-  }
-  if (profiles.empty()) return;
   // A pack names only its first run: any pack into the table may hold one
   // of these runs.
-  if (!s.deduplicating)
+  if (s.packing()) {
     prefixes.push_back(fmt::format("{}{}:{}", kQueryIdPrefix, s.settings.table, kPackMark));
+  }
   int retries = 0;
-  s.wait_for_inserts(s.servers, prefixes, retries);
+  if (s.claims) {
+    // Holding the claims: what a push before stored, on any replica, is
+    // committed or still running; the count waits for both.
+    s.wait_for_inserts_everywhere(prefixes);
+    if (s.deduplicating) s.wait_for_replica(s.servers, retries);
+  } else {
+    s.wait_for_inserts(s.servers, prefixes, retries);
+  }
   const auto counts = run_ids.empty() ? decltype(s.stored_counts(s.servers, run_ids, retries))()
                                       : s.stored_counts(s.servers, run_ids, retries);
 
   // What is missing, in chunks of batch_rows records of a section. A
   // section met twice (an input and a merge of it) is sent once.
   std::vector<Chunk> chunks;
-  std::vector<std::vector<SectionProgress>> sections(profiles.size());
+  Sections planned_sections(profiles.size());
   std::map<std::pair<std::string, std::uint32_t>, std::pair<std::size_t, std::size_t>> planned;
   for (std::size_t p = 0; p < profiles.size(); ++p) {
     const Profile& profile = profiles[p].profile;
     for (std::size_t r = 0; r < runs[p].size(); ++r) {
       const FleetRun& run = runs[p][r];
+      if (only != nullptr && !only->contains(run.identity.run_id)) continue;
       for (const RunSection& rs : run.sections) {
         const std::vector<Record>& records = profile.sections[rs.index].records;
         const auto found = counts.find({run.identity.run_id, rs.number});
@@ -647,11 +818,11 @@ void Pusher::push(std::vector<ProfileToPush>& profiles) {
             s.note(fmt::format("{}: section {} of run {} is {}'s section {}: stored once",
                                profiles[p].path, rs.number, run.identity.run_id,
                                profiles[earlier].path, rs.number));
-            sections[p].push_back({rs.index, rs.number, records.size(), records.size(), 0});
+            planned_sections[p].push_back({rs.index, rs.number, records.size(), records.size(), 0});
             continue;
           }
         }
-        sections[p].push_back({rs.index, rs.number, records.size(), known, 0});
+        planned_sections[p].push_back({rs.index, rs.number, records.size(), known, 0});
         if (known >= records.size()) {
           s.note(fmt::format("{}: section {} already stored ({})", profiles[p].path, rs.number,
                              plural(known, "row")));
@@ -682,21 +853,38 @@ void Pusher::push(std::vector<ProfileToPush>& profiles) {
     std::lock_guard lock(s.mutex);
     for (std::size_t p = 0; p < profiles.size(); ++p) {
       s.group[p].checked = true;
-      s.group[p].sections = sections[p];
+      for (const SectionProgress& section : planned_sections[p]) {
+        s.group[p].sections.push_back(section);
+        sections[p].push_back(section);
+      }
     }
+  }
+  if (s.claims) {
+    // Under claims the packs are the claimed runs' alone, in an order that
+    // depends on them alone (run, section, sequence): a retry sends the
+    // same blocks.
+    std::sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) {
+      const std::string& x = runs[a.profile][a.run].identity.run_id;
+      const std::string& y = runs[b.profile][b.run].identity.run_id;
+      if (x != y) return x < y;
+      if (a.number != b.number) return a.number < b.number;
+      return a.first < b.first;
+    });
   }
 
   // A table that drops repeated blocks (replicated) gets each chunk in an
-  // INSERT of its own, the same block whoever sends it; any other gets
-  // chunks packed into INSERTs of up to batch_rows rows, fewer parts.
+  // INSERT of its own, the same block whoever sends it, unless the runs
+  // are claimed; any other gets chunks packed into INSERTs of up to
+  // batch_rows rows, fewer parts.
   std::vector<std::pair<std::size_t, std::size_t>> packs;  // [first, last) of chunks
+  auto rows_of = [](const Chunk& c) { return c.rows.empty() ? c.last - c.first : c.rows.size(); };
   for (std::size_t i = 0; i < chunks.size();) {
     std::size_t j = i, rows = 0;
     do {
-      rows += chunks[j].rows.empty() ? chunks[j].last - chunks[j].first : chunks[j].rows.size();
+      rows += rows_of(chunks[j]);
       ++j;
-    } while (!s.deduplicating && j < chunks.size() &&
-             rows + (chunks[j].last - chunks[j].first) <= s.settings.batch_rows);
+    } while (s.packing() && j < chunks.size() &&
+             rows + rows_of(chunks[j]) <= s.settings.batch_rows);
     packs.emplace_back(i, j);
     i = j;
   }
@@ -716,7 +904,7 @@ void Pusher::push(std::vector<ProfileToPush>& profiles) {
         const auto [first, last] = packs[i];
         const Chunk& chunk = chunks[first];
         const FleetRun& run = runs[chunk.profile][chunk.run];
-        if (last - first == 1) {
+        if (last - first == 1 && !s.claims) {
           s.insert_chunk(on, profiles[chunk.profile].profile, run, chunk);
         } else {
           s.insert_pack(
@@ -740,6 +928,86 @@ void Pusher::push(std::vector<ProfileToPush>& profiles) {
     for (std::thread& t : threads) t.join();
   }
   if (failure) std::rethrow_exception(failure);
+}
+
+/// The rounds of a push under claims: claims what it can of `run_ids`,
+/// sends those runs, releases them; waits (watching) for a claim another
+/// push holds, up to 4 × timeout_s without progress.
+void send_claimed(Pusher::State& s, std::vector<ProfileToPush>& profiles,
+                  const std::vector<std::vector<FleetRun>>& runs, std::set<std::string> pending,
+                  Sections& sections) {
+  const double patience = s.settings.timeout_s * 4;
+  try {
+    while (!pending.empty()) {
+      const std::vector<std::string> claimed =
+          s.claims->try_claim(std::vector<std::string>(pending.begin(), pending.end()));
+      if (claimed.empty()) {
+        const std::string& held = *pending.begin();
+        s.note(
+            fmt::format("passtiming push: run {} is claimed by another push; waiting until "
+                        "it is released",
+                        held));
+        if (!s.claims->wait_released(held, patience)) {
+          s.stop(fmt::format(
+              "run {} stayed claimed by another push for {:.0f} s (ZooKeeper at {}, node "
+              "/passtiming/claims/…/{})",
+              held, patience, s.claims->shown_address(), claim_node_name(held)));
+        }
+        continue;
+      }
+      const std::set<std::string> round(claimed.begin(), claimed.end());
+      try {
+        send_round(s, profiles, runs, &round, sections);
+      } catch (...) {
+        s.claims->release_all();
+        throw;
+      }
+      s.claims->release_all();
+      for (const std::string& id : claimed) pending.erase(id);
+    }
+  } catch (const ClaimsError& e) {
+    s.stop(e.what());
+  } catch (const ClaimLost& e) {
+    s.stop(
+        fmt::format("{}: its claims may be another push's now, so nothing more is sent", e.what()));
+  }
+}
+
+}  // namespace
+
+void Pusher::push(std::vector<ProfileToPush>& profiles) {
+  State& s = *state_;
+  for (const ProfileToPush& p : profiles) {
+    try {
+      check_rows(p.profile, p.path);
+    } catch (const std::invalid_argument& e) {
+      s.refuse(e.what());
+    }
+  }
+  // Every run of the profiles, and one wait and one count for all of them
+  // (for those of each round, under claims).
+  std::vector<std::vector<FleetRun>> runs(profiles.size());
+  std::set<std::string> run_ids;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    try {
+      runs[i] = fleet_runs(profiles[i].profile, s.settings.meta);
+    } catch (const std::exception& e) {
+      s.refuse(fmt::format("passtiming push: {}", e.what()));
+    }
+    for (const FleetRun& run : runs[i]) run_ids.insert(run.identity.run_id);
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    s.group.clear();
+    for (const ProfileToPush& p : profiles) s.group.push_back({p.path, false, false, {}});
+  }
+  if (profiles.empty()) return;
+  Sections sections(profiles.size());
+  if (s.claims) {
+    send_claimed(s, profiles, runs, std::move(run_ids), sections);
+  } else {
+    send_round(s, profiles, runs, nullptr, sections);
+  }
 
   for (std::size_t p = 0; p < profiles.size(); ++p) {
     const Profile& profile = profiles[p].profile;

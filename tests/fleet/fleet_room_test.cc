@@ -1,6 +1,7 @@
 // The fleet room alone (passtiming::fleet): the identity of a merged
-// profile's rows, the secrets no message shows, and a Pusher's refusals
-// without a server. tests/fleet/test_*.py run it against real servers.
+// profile's rows, the secrets no message shows, a Pusher's refusals
+// without a server, and the names and addresses of claims. tests/fleet/test_*.py run it against
+// real servers.
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "browser/sample_profiles.h"
+#include "passtiming/fleet/claims.h"
 #include "passtiming/fleet/clickhouse_http.h"
 #include "passtiming/fleet/push.h"
 #include "passtiming/formats/fleet.h"
@@ -156,6 +158,35 @@ TEST(FleetPusherTest, AServerAwayStopsThePushAfterItsRetries) {
   EXPECT_NE(notes[0].find("on the next server"), std::string::npos) << notes[0];
   EXPECT_FALSE(pusher.stored_anything());
   EXPECT_EQ(pusher.progress(2), "stored 0 of 2 profiles, 0 rows");
+}
+
+TEST(Claims, NodeNamesKeepRunIdsApartAndInOnePathStep) {
+  EXPECT_EQ(fleet::claim_node_name("90cc290bdf77c9c7"), "90cc290bdf77c9c7");
+  EXPECT_EQ(fleet::claim_node_name("ci/run 7"), "ci%2Frun%207");
+  EXPECT_EQ(fleet::claim_node_name(".."), "%2E%2E");
+  EXPECT_EQ(fleet::claim_node_name("a%2F"), "a%252F");  // not "a/"'s name
+  EXPECT_EQ(fleet::claim_node_name(""), "%");
+}
+
+TEST(Claims, AddressesShowNoUserInformation) {
+  EXPECT_EQ(fleet::shown_zookeeper_address("zk1:2181,zk2:2181/fleet"), "zk1:2181,zk2:2181/fleet");
+  EXPECT_EQ(fleet::shown_zookeeper_address("me:pw@zk1:2181,zk2:2181"), "zk1:2181,zk2:2181");
+  EXPECT_EQ(fleet::shown_zookeeper_address("zk1:2181,me:pw@zk2:2181/a@b"), "zk1:2181,zk2:2181/a@b");
+}
+
+TEST(Claims, ZooKeeperAwayIsAClaimsError) {
+  // Without the client (a build without libzookeeper-mt-dev) the error
+  // says so instead.
+  const std::string address = "127.0.0.1:" + std::to_string(closed_port());
+  const std::string expected = fleet::Claims::available()
+                                   ? "ZooKeeper at " + address + " did not answer within 0.5 s"
+                                   : "built without ZooKeeper's C client";
+  try {
+    fleet::Claims claims(address, "/passtiming/claims/db.t", 2, 0.5);
+    FAIL() << "connected to nothing";
+  } catch (const fleet::ClaimsError& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -67,8 +67,10 @@ def test_control_fields(deb, version):
     names = {re.split(r"[ (]", d)[0] for d in depends}
     # dpkg-shlibdeps' names for what the binaries link, and the -dev
     # packages the CMake package's find_dependency() calls need.
+    # libzookeeper-mt2: `push --zookeeper`'s client (scripts/setup.sh
+    # installs libzookeeper-mt-dev).
     for expected in ("libc6", "libstdc++6", "libfmt9", "libsimdjson14", "libcurl4",
-                     "libmlir-19", "libfmt-dev", "libsimdjson-dev"):
+                     "libzookeeper-mt2", "libmlir-19", "libfmt-dev", "libsimdjson-dev"):
         assert expected in names, (expected, depends)
     # Each is a package this machine's dpkg has installed from Debian, and
     # apt would install the package with them (a simulation: nothing changes).

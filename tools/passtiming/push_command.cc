@@ -1,5 +1,6 @@
 // `passtiming push FILE... --clickhouse URL... [--table T] [--create [--replicated]]
-// [--meta KEY=VALUE]... [--batch-rows N] [--connections N] [--retries N] [--timeout-s S]`:
+// [--meta KEY=VALUE]... [--batch-rows N] [--connections N] [--retries N] [--timeout-s S]
+// [--zookeeper HOST:PORT[,HOST:PORT...][/chroot]]`:
 // stores the rows of `export --to rows` in a ClickHouse table over HTTP, each
 // pass execution once, however often a push is repeated, cut off or run
 // beside others. The protocol is the fleet room's (passtiming/fleet/push.h);
@@ -16,6 +17,7 @@
 
 #include "commands.h"
 #include "passtiming/engine/errors.h"
+#include "passtiming/fleet/claims.h"
 #include "passtiming/fleet/clickhouse_http.h"
 #include "passtiming/fleet/push.h"
 #include "passtiming/formats/fleet.h"
@@ -38,6 +40,7 @@ struct Options {
   std::size_t connections = 4;
   int retries = 5;
   std::string timeout_s = "60";
+  std::string zookeeper;
 };
 
 /// Profiles are read and checked in groups, each one wait and one count of
@@ -75,6 +78,11 @@ int push(const Options& options) {
     return input_failure(
         fmt::format("passtiming: --timeout-s must be more than 0 (got '{}')", options.timeout_s));
   }
+  if (!options.zookeeper.empty() && !fleet::Claims::available()) {
+    return input_failure(
+        "passtiming push: --zookeeper: this passtiming was built without ZooKeeper's C client "
+        "(libzookeeper-mt-dev)");
+  }
   fleet::PushSettings settings;
   try {
     settings.meta = parse_meta_pairs(options.meta);
@@ -96,6 +104,7 @@ int push(const Options& options) {
   settings.connections = options.connections;
   settings.retries = options.retries;
   settings.timeout_s = timeout_s;
+  settings.zookeeper = options.zookeeper;
   settings.note = [](std::string_view line) {
     std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
   };
@@ -187,6 +196,11 @@ Action add_push_command(CLI::App& app) {
       ->type_name("SECONDS")
       ->check(non_negative_number())
       ->default_str("60");
+  sub->add_option("--zookeeper", options->zookeeper,
+                  "claim the runs in this ZooKeeper (the replicated table's) before sending, "
+                  "and send many small profiles packed into few blocks: pushes that all give "
+                  "it store each row once, in a part per block, not per profile")
+      ->type_name("HOST:PORT[,HOST:PORT...][/CHROOT]");
   return [options]() -> int { return push(*options); };
 }
 

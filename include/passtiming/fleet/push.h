@@ -23,6 +23,14 @@
 ///   HTTP 502/503/504, or the chunk's INSERT still running) is retried,
 ///   after a pause, on the next of `urls` (a replica of the same shard),
 ///   once the server says which of the chunk's rows are stored.
+/// - Claims (with `zookeeper`): into a replicated table, a push first
+///   claims its runs in ZooKeeper (claims.h), then, holding them, waits for
+///   the INSERTs of the table still running on any of `urls` and for the
+///   checked replica to have fetched every part committed before, counts,
+///   and sends what is missing packed into blocks of up to `batch_rows`
+///   rows, sorted by run, section and sequence. No other claiming push
+///   sends those runs meanwhile; the push's own retries send byte-identical
+///   blocks, which the table drops. The claims end with the round.
 
 #include <cstddef>
 #include <cstdint>
@@ -52,14 +60,21 @@ struct PushSettings {
   std::size_t connections = 4;                   ///< INSERTs sent at once
   int retries = 5;                               ///< retries of a request whose outcome is unknown
   double timeout_s = 60;                         ///< seconds a request may take
+  /// ZooKeeper's `HOST:PORT[,HOST:PORT…][/chroot]`, where the runs are
+  /// claimed before they are checked and sent packed (Claims). Empty: no
+  /// claims, and a replicated table gets each chunk as a block of its own.
+  std::string zookeeper;
+  double zookeeper_session_s = 5;  ///< the claims' session timeout, seconds
   /// Receives each progress line (no newline). Never holds a secret of the
   /// URLs. Called from one thread at a time.
   std::function<void(std::string_view)> note;
 };
 
 /// The push could not store everything: the server refused a request
-/// (credentials, a failing INSERT) or was away past the retries. What was
-/// stored stays; pushing again stores the rest. `what()` holds no secret.
+/// (credentials, a failing INSERT) or was away past the retries, or, with
+/// claims, ZooKeeper was away, a claim stayed another push's too long, or
+/// the push's session ended. What was stored stays; pushing again stores
+/// the rest. `what()` holds no secret.
 class PushStopped : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
