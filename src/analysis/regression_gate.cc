@@ -121,12 +121,10 @@ std::vector<double> rest_factors(const std::vector<double>& base_values,
 }
 
 /// A group's executions matched across the runs of both sides (base runs
-/// first), each run's values multiplied by its factor (none: as measured).
-/// Executions in the order of their names, so that the same runs give the
-/// same table.
+/// first), as measured; their names into `names`, in the order of the rows:
+/// the order of the names, so that the same runs give the same table.
 MatchedRuns matched_runs(const std::string& key, const std::vector<RunExecutions>& base,
-                         const std::vector<RunExecutions>& next,
-                         const std::vector<double>& factors) {
+                         const std::vector<RunExecutions>& next, std::vector<std::string>& names) {
   std::vector<const std::unordered_map<std::string, double>*> runs;
   for (const std::vector<RunExecutions>* side : {&base, &next}) {
     for (const RunExecutions& run : *side) {
@@ -134,7 +132,7 @@ MatchedRuns matched_runs(const std::string& key, const std::vector<RunExecutions
       runs.push_back(it == run.end() ? nullptr : &it->second);
     }
   }
-  std::vector<std::string> names;
+  names.clear();
   for (const auto* executions : runs) {
     if (!executions) continue;
     for (const auto& entry : *executions) names.push_back(entry.first);
@@ -146,10 +144,9 @@ MatchedRuns matched_runs(const std::string& key, const std::vector<RunExecutions
   out.values.assign(names.size(), std::vector<double>(runs.size(), 0.0));
   for (std::size_t r = 0; r < runs.size(); ++r) {
     if (!runs[r]) continue;
-    const double factor = factors.empty() ? 1.0 : factors[r];
     for (const auto& [name, value] : *runs[r]) {
       const auto at = std::lower_bound(names.begin(), names.end(), name) - names.begin();
-      out.values[static_cast<std::size_t>(at)][r] = value * factor;
+      out.values[static_cast<std::size_t>(at)][r] = value;
     }
   }
   return out;
@@ -176,26 +173,37 @@ struct SideExecutions {
   RunSpeeds speeds;
 };
 
-/// The factors by which the matched statistic scales each run's executions
-/// of group `key` (the base runs first): 1 / the run's speed without the
-/// group. Always, where there is a speed: unlike a run's total, the speed
-/// is a median over many executions, which divides the group's spread
-/// between two sides by two to four on clang's passes (run_speed.h); and a
-/// rule on the pooled spread, as rest_factors has, would read a true change
-/// between the sides as spread. Empty when there is no speed, or a value is
-/// negative (rss, ir) or a speed not positive.
-std::vector<double> speed_factors(const std::string& key, const std::vector<double>& base_values,
-                                  const std::vector<double>& new_values, const RunSpeeds& speeds) {
-  const std::vector<double> speed = speeds.without(key);
-  if (speed.size() != base_values.size() + new_values.size() ||
-      std::any_of(speed.begin(), speed.end(), [](double s) { return !(s > 0); }) ||
-      std::any_of(base_values.begin(), base_values.end(), [](double v) { return v < 0; }) ||
-      std::any_of(new_values.begin(), new_values.end(), [](double v) { return v < 0; })) {
-    return {};
+/// Divides each of group `key`'s executions in each run by the speed where
+/// it ran (RunSpeeds::of: its IR unit's, else its run's, without the group),
+/// and returns whether it did. Always, where there is a speed: unlike a
+/// run's total, a speed is a median over many executions, which divides the
+/// group's spread between two sides by two to four on clang's passes
+/// (run_speed.h); and a rule on the pooled spread, as rest_factors has,
+/// would read a true change between the sides as spread. Not when the run
+/// has no speed without the group, a value is negative (rss, ir) or a speed
+/// not positive.
+bool divide_by_speeds(MatchedRuns& runs, const std::string& key,
+                      const std::vector<std::string>& names, const RunSpeeds& speeds) {
+  if (speeds.without(key).empty()) return false;
+  std::vector<std::vector<double>> divided = runs.values;
+  for (std::size_t k = 0; k < divided.size(); ++k) {
+    const std::vector<double> speed = speeds.of(key, names[k]);
+    for (std::size_t r = 0; r < divided[k].size(); ++r) {
+      if (!(speed[r] > 0) || divided[k][r] < 0) return false;
+      divided[k][r] /= speed[r];
+    }
   }
-  std::vector<double> factors;
-  for (const double s : speed) factors.push_back(1 / s);
-  return factors;
+  runs.values = std::move(divided);
+  return true;
+}
+
+/// Each run's sum over the executions of `runs`: its value of the group.
+std::vector<double> run_sums(const MatchedRuns& runs, std::size_t n_runs) {
+  std::vector<double> sums(n_runs, 0.0);
+  for (const std::vector<double>& row : runs.values) {
+    for (std::size_t r = 0; r < n_runs; ++r) sums[r] += row[r];
+  }
+  return sums;
 }
 
 /// The row of group `key`: where it is, its medians, whether it grew past
@@ -210,16 +218,29 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
   bool in_base = false, in_new = false;
   std::vector<double> base_values = runs_of(base, key, in_base);
   std::vector<double> new_values = runs_of(next, key, in_new);
-  const std::vector<double> factors =
-      executions ? speed_factors(key, base_values, new_values, executions->speeds)
-                 : rest_factors(base_values, new_values, base_totals, new_totals);
-  row.relative = !factors.empty();
   std::vector<double> base_relative = base_values, new_relative = new_values;
-  for (std::size_t i = 0; row.relative && i < base_relative.size(); ++i) {
-    base_relative[i] *= factors[i];
-  }
-  for (std::size_t i = 0; row.relative && i < new_relative.size(); ++i) {
-    new_relative[i] *= factors[base_relative.size() + i];
+  MatchedRuns runs;
+  if (executions) {
+    std::vector<std::string> names;
+    runs = matched_runs(key, executions->base, executions->next, names);
+    row.relative = divide_by_speeds(runs, key, names, executions->speeds);
+    if (row.relative) {
+      const std::vector<double> sums = run_sums(runs, base_values.size() + new_values.size());
+      std::copy(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(base_values.size()),
+                base_relative.begin());
+      std::copy(sums.begin() + static_cast<std::ptrdiff_t>(base_values.size()), sums.end(),
+                new_relative.begin());
+    }
+  } else {
+    const std::vector<double> factors =
+        rest_factors(base_values, new_values, base_totals, new_totals);
+    row.relative = !factors.empty();
+    for (std::size_t i = 0; row.relative && i < base_relative.size(); ++i) {
+      base_relative[i] *= factors[i];
+    }
+    for (std::size_t i = 0; row.relative && i < new_relative.size(); ++i) {
+      new_relative[i] *= factors[base_relative.size() + i];
+    }
   }
   row.status = !in_base ? GateStatus::appeared : !in_new ? GateStatus::vanished : GateStatus::ok;
   // Which groups are tested is decided from the pooled runs alone, without
@@ -233,7 +254,6 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
   // diluted by the many passes whose runs, however they fell, could not
   // matter.
   if (executions) {
-    const MatchedRuns runs = matched_runs(key, executions->base, executions->next, factors);
     const MatchedTotals totals = matched_totals(runs);
     row.base_compared = totals.base;
     row.new_compared = totals.next;

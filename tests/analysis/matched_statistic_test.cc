@@ -240,6 +240,39 @@ TEST(MatchedStatisticTest, RunSpeedsFromTheOtherGroupsLargerExecutions) {
   EXPECT_TRUE(speeds.without("q").empty());
 }
 
+TEST(MatchedStatisticTest, AnExecutionsSpeedIsItsUnitsWhereEnoughCount) {
+  const std::string separator(1, '\x1f');
+  const auto name = [&](const std::string& pass, const std::string& unit, int k) {
+    return "0" + separator + pass + separator + unit + separator + std::to_string(k);
+  };
+  EXPECT_EQ(RunSpeeds::unit_of(name("GVNPass", "f", 2)), "0" + separator + "f");
+  EXPECT_EQ(RunSpeeds::unit_of("p1"), "");
+  // q's executions of k = 1..80 ms, the odd ones on unit u, the even ones on
+  // v, each unit at its own speed per run; p's one execution on u. Of the
+  // pooled medians (k, and p's 1) the larger half counts k = 40..80: 20 on
+  // u, 21 on v.
+  const std::vector<double> fu{1, 1.2, 1, 0.8}, fv{1, 0.9, 1.1, 1};
+  std::vector<RunExecutions> runs(4);
+  for (std::size_t r = 0; r < 4; ++r) {
+    for (int k = 1; k <= 80; ++k) {
+      const bool on_u = k % 2 == 1;
+      runs[r]["q"][name("q", on_u ? "u" : "v", k)] = k * (on_u ? fu[r] : fv[r]);
+    }
+    runs[r]["p"][name("p", "u", 0)] = 1;
+  }
+  const RunSpeeds speeds({runs[0], runs[1]}, {runs[2], runs[3]});
+  // p's execution ran on u: u's speed in each run.
+  const std::vector<double> on_u = speeds.of("p", name("p", "u", 0));
+  ASSERT_EQ(on_u.size(), 4u);
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_DOUBLE_EQ(on_u[r], fu[r]) << r;
+  // The run's speed: the median of 20 ratios fu and 21 fv, the 21st: fv.
+  const std::vector<double> run = speeds.without("p");
+  ASSERT_EQ(run.size(), 4u);
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_DOUBLE_EQ(run[r], fv[r]) << r;
+  // A unit with fewer than 10 counted executions: the run's speed.
+  EXPECT_EQ(speeds.of("p", name("p", "w", 0)), run);
+}
+
 TEST(MatchedStatisticTest, ExecutionsAreNamedAlikeInEveryRun) {
   // GVNPass twice on f and once on g, SROAPass on f: each execution named
   // by its section's position, pass, unit and how many of the same came
