@@ -76,10 +76,9 @@ std::optional<std::string> name_hint(const ffi::Any& global_var) {
   return std::nullopt;
 }
 
-/// What remembered_kernel_label() keeps on a thread. Trivially destructible
-/// but for the strings: the held object is let go of by
-/// forget_remembered_label(), never by a destructor at exit, which could run
-/// after the library that frees it is gone.
+/// What remembered_kernel_label() keeps on a thread. The held object is
+/// let go of by forget_remembered_label(), never by a destructor at exit,
+/// which could run after the library that frees it is gone.
 struct RememberedLabel {
   /// The attribute dictionary last seen, with one reference held; or null.
   const ffi::Object* attrs = nullptr;
@@ -88,27 +87,50 @@ struct RememberedLabel {
   /// The last label made otherwise, which the returned view points into.
   std::string label;
 };
-thread_local RememberedLabel remembered;
 
-void hold(const ffi::Object* attrs) noexcept {
-  if (remembered.attrs != nullptr) {
-    TVMFFIObjectDecRef(const_cast<ffi::Object*>(remembered.attrs));
+/// The thread's RememberedLabel, made at its first use. A plain pointer, so
+/// that the pass callbacks reach it in one call into the dynamic loader: a
+/// thread_local with a destructor costs every access a second one, for its
+/// guard.
+thread_local RememberedLabel* remembered = nullptr;
+
+/// Frees the thread's RememberedLabel when the thread ends (its strings;
+/// the held dictionary stays held, as said above).
+struct RememberedLabelOwner {
+  ~RememberedLabelOwner() {
+    delete remembered;
+    remembered = nullptr;
   }
-  remembered.attrs = attrs;
+};
+
+RememberedLabel& remembered_label() {
+  if (remembered == nullptr) [[unlikely]] {
+    thread_local RememberedLabelOwner owner;
+    remembered = new RememberedLabel();
+  }
+  return *remembered;
+}
+
+void hold(RememberedLabel& memo, const ffi::Object* attrs) noexcept {
+  if (memo.attrs != nullptr) {
+    TVMFFIObjectDecRef(const_cast<ffi::Object*>(memo.attrs));
+  }
+  memo.attrs = attrs;
   if (attrs != nullptr) TVMFFIObjectIncRef(const_cast<ffi::Object*>(attrs));
 }
 
 /// The label of a module of one function, the symbol remembered by `attrs`.
-std::string_view single_function_label(const ffi::Any& global_var, const ffi::Any& function) {
+std::string_view single_function_label(RememberedLabel& memo, const ffi::Any& global_var,
+                                       const ffi::Any& function) {
   ffi::Any attrs = kAttrs.read(detail::object_of(function));
   const ffi::Object* object = detail::object_of(attrs);
-  if (object == nullptr || object != remembered.attrs) {
-    remembered.symbol = global_symbol_in(attrs);
-    hold(object);
+  if (object == nullptr || object != memo.attrs) {
+    memo.symbol = global_symbol_in(attrs);
+    hold(memo, object);
   }
-  if (remembered.symbol) return *remembered.symbol;
-  remembered.label = name_hint(global_var).value_or("");
-  return remembered.label;
+  if (memo.symbol) return *memo.symbol;
+  memo.label = name_hint(global_var).value_or("");
+  return memo.label;
 }
 
 }  // namespace
@@ -184,30 +206,46 @@ const std::string* symbol_of_remembered_attrs(const RememberedLabel& memo, ffi::
   return attrs && *attrs == memo.attrs ? &*memo.symbol : nullptr;
 }
 
-}  // namespace
-
-std::string_view remembered_kernel_label(ffi::AnyView mod) noexcept {
+/// remembered_kernel_label() when the memo does not answer: the label read
+/// from the module, and remembered. Out of line, so that the answer from the
+/// memo, once a pass, runs in a few lines of code.
+[[gnu::noinline]] std::string_view label_and_remember(ffi::AnyView mod) noexcept {
   try {
-    // The thread's memo found once: each access of a thread_local in a
-    // loaded library is a call into the dynamic loader.
-    if (const std::string* symbol = symbol_of_remembered_attrs(remembered, mod)) return *symbol;
+    RememberedLabel& memo = remembered_label();
     ffi::Any functions = kFunctions.read(detail::object_of(mod));
     const auto* map = functions.as<ffi::MapObj>();
     if (map != nullptr && map->size() == 1) {
       const auto& [global_var, function] = *map->begin();
-      return single_function_label(global_var, function);
+      return single_function_label(memo, global_var, function);
     }
-    remembered.label = kernel_label(mod);
-    return remembered.label;
+    memo.label = kernel_label(mod);
+    return memo.label;
   } catch (...) {
     // Anything unreadable gives "", as kernel_label() gives it.
     return {};
   }
 }
 
+}  // namespace
+
+std::string_view remembered_kernel_label(ffi::AnyView mod) noexcept {
+  // The thread's memo read once: each access of a thread_local in a loaded
+  // library is a call into the dynamic loader.
+  if (const RememberedLabel* memo = remembered) [[likely]] {
+    try {
+      if (const std::string* symbol = symbol_of_remembered_attrs(*memo, mod)) return *symbol;
+    } catch (...) {
+      return {};
+    }
+  }
+  return label_and_remember(mod);
+}
+
 void forget_remembered_label() noexcept {
-  hold(nullptr);
-  remembered.symbol.reset();
+  // A thread that never labelled a module has nothing to forget.
+  if (remembered == nullptr) return;
+  hold(*remembered, nullptr);
+  remembered->symbol.reset();
 }
 
 }  // namespace detail
