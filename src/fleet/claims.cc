@@ -1,13 +1,16 @@
 // Claims in ZooKeeper with its C client (libzookeeper-mt): a session per
-// round of claims, ephemeral nodes created in one pipelined round of
-// asynchronous requests (ZooKeeper writes them to its log together, where
-// one synchronous create each would wait for a disk sync each).
+// round of claims, ephemeral nodes created in transactions of many (one
+// write to ZooKeeper's log, where a create each would wait for a disk sync
+// each), and where a transaction fails on a claim held, one by one in a
+// pipelined round of asynchronous requests.
 
 #include "passtiming/fleet/claims.h"
 
 #include <fmt/format.h>
 #include <zookeeper/zookeeper.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -137,12 +140,34 @@ void Claims::open() {
 std::vector<std::string> Claims::try_claim(const std::vector<std::string>& names) {
   if (!session_) open();
   check_alive();
-  auto batch = std::make_shared<Batch>();
-  batch->codes.assign(names.size(), ZOK);
-  batch->open = names.size();
   std::vector<std::string> paths;
   for (const std::string& name : names) paths.push_back(base_ + "/" + claim_node_name(name));
+  // First all of them in transactions of up to kMultiOps creates, one
+  // write to ZooKeeper's log each: a claim held by another push fails its
+  // transaction, whose names then go one by one.
+  constexpr std::size_t kMultiOps = 1000;
+  std::vector<bool> done(names.size(), false);
+  for (std::size_t first = 0; first < names.size(); first += kMultiOps) {
+    const std::size_t n = std::min(kMultiOps, names.size() - first);
+    std::vector<zoo_op_t> ops(n);
+    std::vector<zoo_op_result_t> results(n);
+    std::vector<std::array<char, 16>> made(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      zoo_create_op_init(&ops[k], paths[first + k].c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE,
+                         ZOO_EPHEMERAL, made[k].data(), static_cast<int>(made[k].size()));
+    }
+    const int rc = zoo_multi(session_->zh, static_cast<int>(n), ops.data(), results.data());
+    if (rc == ZOK) {
+      for (std::size_t k = 0; k < n; ++k) done[first + k] = true;
+    } else if (unknown_outcome(rc)) {
+      session_->lost_once = true;  // made or not: asked one by one below
+    }
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->codes.assign(names.size(), ZOK);
+  batch->open = static_cast<std::size_t>(std::count(done.begin(), done.end(), false));
   for (std::size_t i = 0; i < names.size(); ++i) {
+    if (done[i]) continue;
     auto* slot = new Slot{batch, i};
     const int rc = zoo_acreate(session_->zh, paths[i].c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE,
                                ZOO_EPHEMERAL, on_created, slot);

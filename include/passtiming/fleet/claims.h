@@ -48,8 +48,10 @@ class Claims {
   Claims(const Claims&) = delete;
   Claims& operator=(const Claims&) = delete;
 
-  /// Claims what it can of `names` (run ids; any text), in one pipelined
-  /// round of requests; returns the names claimed, in the order given.
+  /// Claims what it can of `names` (run ids; any text): in transactions
+  /// of up to 1000 nodes, and the names of a transaction that met a claim
+  /// held, one by one in a pipelined round; returns the names claimed, in
+  /// the order given.
   /// A name claimed by another session is left out. Throws ClaimsError,
   /// ClaimLost.
   std::vector<std::string> try_claim(const std::vector<std::string>& names);
