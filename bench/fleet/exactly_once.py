@@ -7,6 +7,8 @@ ZooKeeper and the ReplicatedReplacingMergeTree table.
    pushed by `passtiming push`, beside `clickhouse-client --query "INSERT
    ... FORMAT JSONEachRow"` of the same rows (`passtiming export --to
    rows`, one file); seconds, medians of the rounds, the two interleaved.
+   On the replicas also `push --zookeeper` (runs claimed in ZooKeeper,
+   profiles packed into few blocks): the lines "push+claims".
 2. What a block costs: 200 of those profiles' rows (214 each) as 200
    INSERTs of one block each, as one INSERT of the same 200 blocks
    (max_insert_block_size 214, no squashing) and as one INSERT of one
@@ -17,7 +19,9 @@ ZooKeeper and the ReplicatedReplacingMergeTree table.
    SELECT FROM numbers()); seconds, median of the rounds, beside the empty
    table's.
 
-    bench/fleet/exactly_once.sh [ROUNDS]
+    bench/fleet/exactly_once.sh [ROUNDS] [PARTS]
+
+PARTS (default small,blocks,repush) picks which of 1., 2. and 3. run.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def fresh(servers, cli, table, replicated):
         server.query(ddl(cli, table, replicated))
 
 
-def many_small(cli, servers, replicated, work, count, records, rounds):
+def many_small(cli, servers, replicated, work, count, records, rounds, zookeeper=None):
     server = servers[0]
     directory = work / f"small-{count}"
     directory.mkdir(exist_ok=True)
@@ -74,9 +78,11 @@ def many_small(cli, servers, replicated, work, count, records, rounds):
     total = count * records
     times = {"push": [], "clickhouse-client": []}
 
+    claims = ["--zookeeper", zookeeper] if zookeeper else []
+
     def push():
         subprocess.run([cli, "push", *map(str, files), "--clickhouse", server.url, "--table",
-                        "t_push"], check=True, capture_output=True)
+                        "t_push", *claims], check=True, capture_output=True)
 
     def client():
         with open(rows, "rb") as f:
@@ -95,7 +101,8 @@ def many_small(cli, servers, replicated, work, count, records, rounds):
             assert stored == [str(total), str(total)], (table, stored)
     push_s = statistics.median(times["push"])
     client_s = statistics.median(times["clickhouse-client"])
-    print(f"  {count:5} x {records:5} records  push {push_s:7.3f} s ({total / push_s:10,.0f} "
+    name = "push+claims" if zookeeper else "push"
+    print(f"  {count:5} x {records:5} records  {name} {push_s:7.3f} s ({total / push_s:10,.0f} "
           f"rows/s)  clickhouse-client {client_s:7.3f} s ({total / client_s:10,.0f} rows/s)  "
           f"push speed / client's {client_s / push_s:5.2f}")
 
@@ -180,6 +187,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", required=True, help="the passtiming command")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--parts", default="small,blocks,repush",
+                        help="which measures: small, blocks, repush (comma-separated)")
     args = parser.parse_args()
     cli = args.cli
 
@@ -198,10 +207,17 @@ def main():
                                           ("ReplicatedReplacingMergeTree, two replicas", pair,
                                            True)]:
             print(name)
-            many_small(cli, servers, replicated, work, 100, 2504, args.rounds)
-            many_small(cli, servers, replicated, work, 1000, 214, args.rounds)
-            block_cost(cli, servers, replicated, work, args.rounds)
-            repush_check(cli, servers, replicated, work, args.rounds)
+            parts = args.parts.split(",")
+            if "small" in parts:
+                for count, records in [(100, 2504), (1000, 214)]:
+                    many_small(cli, servers, replicated, work, count, records, args.rounds)
+                    if replicated:
+                        many_small(cli, servers, replicated, work, count, records, args.rounds,
+                                   zookeeper=f"127.0.0.1:{zookeeper.port}")
+            if "blocks" in parts:
+                block_cost(cli, servers, replicated, work, args.rounds)
+            if "repush" in parts:
+                repush_check(cli, servers, replicated, work, args.rounds)
             for server in servers:
                 server.query("DROP TABLE IF EXISTS t_big", timeout=600)
     finally:
