@@ -191,6 +191,8 @@ def main():
                         help="which measures: small, blocks, repush (comma-separated)")
     args = parser.parse_args()
     cli = args.cli
+    if "blocks" in args.parts.split(",") and "small" not in args.parts.split(","):
+        parser.error("--parts blocks needs small (its rows are small's 1,000 profiles')")
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="passtiming-exactly-once-bench-"))
     single = ClickHouse(work / "single")
