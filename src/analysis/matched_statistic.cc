@@ -10,29 +10,16 @@ namespace passtiming {
 namespace {
 
 /// Each run's score: its executions' ranks among the pooled runs (ties
-/// sharing the mean of their ranks), averaged with each execution's pooled
-/// median as its weight (equal weights when every median is 0). The weights
-/// depend on the pooled values alone, not on the sides, so every split of
-/// the runs is scored alike.
+/// sharing the mean of their ranks), averaged over the executions.
 std::vector<double> run_scores(const std::vector<std::vector<double>>& pooled) {
   const std::size_t n_runs = pooled.front().size();
   std::vector<double> scores(n_runs, 0.0);
-  std::vector<double> weights;
-  double weight_sum = 0;
-  for (const std::vector<double>& row : pooled) {
-    std::vector<double> copy = row;
-    weights.push_back(std::max(0.0, median_of(copy)));
-    weight_sum += weights.back();
-  }
-  const bool equal = !(weight_sum > 0);
+  const double weight = 1.0 / static_cast<double>(pooled.size());
   std::vector<std::uint32_t> order(n_runs);
-  for (std::size_t k = 0; k < pooled.size(); ++k) {
-    const std::vector<double>& row = pooled[k];
+  for (const std::vector<double>& row : pooled) {
     std::iota(order.begin(), order.end(), std::uint32_t{0});
     std::sort(order.begin(), order.end(),
               [&](std::uint32_t a, std::uint32_t b) { return row[a] < row[b]; });
-    const double weight =
-        equal ? 1.0 / static_cast<double>(pooled.size()) : weights[k] / weight_sum;
     for (std::size_t i = 0; i < n_runs;) {
       std::size_t j = i;
       while (j + 1 < n_runs && row[order[j + 1]] == row[order[i]]) ++j;

@@ -47,25 +47,24 @@ TEST(MatchedStatisticTest, TheLargestGrowthAnySplitCouldShow) {
 }
 
 TEST(MatchedStatisticTest, RunScoresAndExactPValues) {
-  // The executions' weights are their pooled medians, 11 and 22: 1/3 and
-  // 2/3. Ranks of a: 10 10 -> 1.5, 30 -> 6, 11 11 11 -> 4; of b: 20 20 ->
-  // 1.5, 40 -> 6, 22 22 22 -> 4. Scores: base 1.5/3 + 1.5 * 2/3 = 1.5,
-  // 1.5/3 + 6 * 2/3 = 4.5, 6/3 + 1.5 * 2/3 = 3; new 4, 4, 4. The preempted
-  // runs are a rank too high, not 20 too slow.
+  // Ranks of a: 10 10 -> 1.5, 30 -> 6, 11 11 11 -> 4; of b: 20 20 -> 1.5,
+  // 40 -> 6, 22 22 22 -> 4. Scores, the mean over the two executions: base
+  // 1.5, 3.75, 3.75; new 4, 4, 4. The preempted runs are a rank too high,
+  // not 20 too slow.
   MatchedTestResult r = matched_rank_test(kPreempted, {1, 1, 1}, Alternative::greater);
   ASSERT_EQ(r.scores.size(), 6u);
-  const std::vector<double> scores{1.5, 4.5, 3, 4, 4, 4};
+  const std::vector<double> scores{1.5, 3.75, 3.75, 4, 4, 4};
   for (std::size_t i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(r.scores[i], scores[i]) << i;
-  // The new runs' scores sum to 12; of the C(6, 3) = 20 splits, 4 reach it
-  // (4.5 with two of the 4s, and the three 4s): p = 4/20.
+  // The new runs' scores sum to 12, the most any 3 of them can: of the
+  // C(6, 3) = 20 splits, only the observed one: p = 1/20.
   EXPECT_TRUE(r.exact);
-  EXPECT_DOUBLE_EQ(r.p_value, 4.0 / 20);
+  EXPECT_DOUBLE_EQ(r.p_value, 1.0 / 20);
   EXPECT_DOUBLE_EQ(r.totals.base, 30);  // the totals of the runs as given
   EXPECT_DOUBLE_EQ(r.totals.next, 33);
-  // Two-sided: 12 is 1.5 above the mean of the splits, 10.5; 8.5 (three
-  // ways) and 9 are as far below it: 8/20.
+  // Two-sided: 12 is 1.5 above the mean of the splits, 10.5; 9 (1.5, 3.75,
+  // 3.75) is as far below it: 2/20.
   EXPECT_DOUBLE_EQ(matched_rank_test(kPreempted, {1, 1, 1}, Alternative::two_sided).p_value,
-                   8.0 / 20);
+                   2.0 / 20);
 
   // Sides of 4, overlapping: base totals 11.5 + 5.5 = 17, new 13.5 + 6.5 =
   // 20. Of the C(8, 4) = 70 splits, 3 have scores as high.
@@ -74,9 +73,9 @@ TEST(MatchedStatisticTest, RunScoresAndExactPValues) {
   EXPECT_DOUBLE_EQ(r.totals.base, 17);
   EXPECT_DOUBLE_EQ(r.totals.next, 20);
   EXPECT_DOUBLE_EQ(r.p_value, 3.0 / 70);
-  // The base grown by 5 %: 4 splits as high.
+  // The base grown by 5 %: 5 splits as high.
   EXPECT_DOUBLE_EQ(
-      matched_rank_test(overlap, {1.05, 1.05, 1.05, 1.05}, Alternative::greater).p_value, 4.0 / 70);
+      matched_rank_test(overlap, {1.05, 1.05, 1.05, 1.05}, Alternative::greater).p_value, 5.0 / 70);
   EXPECT_DOUBLE_EQ(matched_rank_test(overlap, {1, 1, 1, 1}, Alternative::two_sided).p_value,
                    6.0 / 70);
 }
