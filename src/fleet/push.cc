@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -104,6 +105,40 @@ struct GroupProfile {
   bool checked = false;  ///< what is stored is known
   std::vector<SectionProgress> sections;
 };
+
+/// The rows of `pack` as one INSERT's body: a function of the chunks
+/// alone, so that the same pack is the same block whoever builds it and
+/// whenever (a retry, a body built ahead while the checks run).
+std::string pack_body(const std::vector<ProfileToPush>& profiles,
+                      const std::vector<std::vector<FleetRun>>& runs, std::span<const Chunk> pack) {
+  auto rows_of = [](const Chunk& c) { return c.rows.empty() ? c.last - c.first : c.rows.size(); };
+  std::size_t total = 0, done = 0;
+  for (const Chunk& chunk : pack) total += rows_of(chunk);
+  std::string body;
+  for (const Chunk& chunk : pack) {
+    const Profile& profile = profiles[chunk.profile].profile;
+    TsvRowWriter writer(profile, runs[chunk.profile][chunk.run].identity);
+    const std::size_t n = rows_of(chunk);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = chunk.rows.empty() ? chunk.first + k : chunk.rows[k];
+      writer.append(body, chunk.index, i, chunk.number);
+    }
+    if (done == 0 && n > 0) {
+      // Room for the rest at the first chunk's bytes per row and an eighth
+      // more: a pack's tens of megabytes not copied at each doubling.
+      body.reserve(body.size() / n * total * 9 / 8);
+    }
+    done += n;
+  }
+  return body;
+}
+
+bool same_chunks(const std::vector<Chunk>& a, const std::vector<Chunk>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Chunk& x, const Chunk& y) {
+    return x.profile == y.profile && x.run == y.run && x.index == y.index && x.number == y.number &&
+           x.chunk == y.chunk && x.first == y.first && x.last == y.last && x.rows == y.rows;
+  });
+}
 
 }  // namespace
 
@@ -497,22 +532,15 @@ struct Pusher::State {
 
   /// Stores `pack`, chunks of several runs, in one INSERT (a table that
   /// drops no repeated block gains nothing from a block per chunk, and
-  /// pays a part per INSERT). When its outcome is unknown, each chunk goes
-  /// on alone with the rows the pack did not store.
+  /// pays a part per INSERT), its rows `body` (pack_body() of `pack`).
+  /// When its outcome is unknown, each chunk goes on alone with the rows
+  /// the pack did not store.
   void insert_pack(Servers& on, const std::vector<ProfileToPush>& profiles,
                    const std::vector<std::vector<FleetRun>>& runs, std::span<const Chunk> pack,
-                   const std::string& id) {
-    std::string body;
+                   const std::string& id, const std::string& body) {
     std::uint64_t rows = 0;
     for (const Chunk& chunk : pack) {
-      const Profile& profile = profiles[chunk.profile].profile;
-      TsvRowWriter writer(profile, runs[chunk.profile][chunk.run].identity);
-      const std::size_t n = chunk.rows.empty() ? chunk.last - chunk.first : chunk.rows.size();
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = chunk.rows.empty() ? chunk.first + k : chunk.rows[k];
-        writer.append(body, chunk.index, i, chunk.number);
-      }
-      rows += n;
+      rows += chunk.rows.empty() ? chunk.last - chunk.first : chunk.rows.size();
     }
     std::vector<std::pair<std::string, std::string>> pack_settings = {
         {"max_insert_block_size", std::to_string(std::max<std::uint64_t>(rows, 1))},
@@ -763,13 +791,94 @@ namespace {
 /// The progress of the sections of each profile, as the rounds plan them.
 using Sections = std::vector<std::vector<SectionProgress>>;
 
+using Packs = std::vector<std::pair<std::size_t, std::size_t>>;  ///< [first, last) of chunks
+
+/// Under claims the packs are the claimed runs' alone, in an order that
+/// depends on them alone (run, section, sequence): a retry sends the same
+/// blocks.
+void sort_claimed(std::vector<Chunk>& chunks, const std::vector<std::vector<FleetRun>>& runs) {
+  std::sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) {
+    const std::string& x = runs[a.profile][a.run].identity.run_id;
+    const std::string& y = runs[b.profile][b.run].identity.run_id;
+    if (x != y) return x < y;
+    if (a.number != b.number) return a.number < b.number;
+    return a.first < b.first;
+  });
+}
+
+/// A table that drops repeated blocks (replicated) gets each chunk in an
+/// INSERT of its own, the same block whoever sends it, unless the runs are
+/// claimed; any other gets chunks packed into INSERTs of up to batch_rows
+/// rows, fewer parts.
+Packs pack_ranges(const Pusher::State& s, const std::vector<Chunk>& chunks) {
+  Packs packs;
+  auto rows_of = [](const Chunk& c) { return c.rows.empty() ? c.last - c.first : c.rows.size(); };
+  for (std::size_t i = 0; i < chunks.size();) {
+    std::size_t j = i, rows = 0;
+    do {
+      rows += rows_of(chunks[j]);
+      ++j;
+    } while (s.packing() && j < chunks.size() &&
+             rows + rows_of(chunks[j]) <= s.settings.batch_rows);
+    packs.emplace_back(i, j);
+    i = j;
+  }
+  return packs;
+}
+
+/// Under claims, the bodies of the first packs, built while the claims are
+/// made and the checks wait on the servers, guessing that every run asked
+/// for is claimed and nothing of them is stored (a fresh push): every
+/// section whole, each (run, section) once. Used only when the plan the
+/// count makes is the guess, chunk for chunk, so the blocks sent are the
+/// ones built after the count would be.
+struct BodiesAhead {
+  std::vector<Chunk> chunks;
+  Packs packs;
+  std::vector<std::future<std::string>> bodies;  ///< of packs[0, bodies.size())
+};
+
+void build_ahead(const Pusher::State& s, const std::vector<ProfileToPush>& profiles,
+                 const std::vector<std::vector<FleetRun>>& runs, const std::set<std::string>& only,
+                 BodiesAhead& ahead) {
+  std::set<std::pair<std::string, std::uint32_t>> seen;
+  for (std::size_t p = 0; p < profiles.size(); ++p) {
+    for (std::size_t r = 0; r < runs[p].size(); ++r) {
+      const FleetRun& run = runs[p][r];
+      if (!only.contains(run.identity.run_id)) continue;
+      for (const RunSection& rs : run.sections) {
+        if (!seen.emplace(run.identity.run_id, rs.number).second) continue;
+        const std::size_t size = profiles[p].profile.sections[rs.index].records.size();
+        const std::size_t step = s.settings.batch_rows;
+        for (std::size_t first = 0, c = 0; first < size; first += step, ++c) {
+          ahead.chunks.push_back(
+              {p, r, rs.index, rs.number, c, first, std::min(size, first + step), {}});
+        }
+      }
+    }
+  }
+  sort_claimed(ahead.chunks, runs);
+  ahead.packs = pack_ranges(s, ahead.chunks);
+  // As many as the INSERTs sent at once: no more bodies held than the
+  // workers would hold.
+  const std::size_t n = std::min(s.settings.connections, ahead.packs.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [first, last] = ahead.packs[i];
+    const std::span<const Chunk> pack =
+        std::span<const Chunk>(ahead.chunks).subspan(first, last - first);
+    ahead.bodies.push_back(std::async(std::launch::async, [&profiles, &runs, pack]() {
+      return pack_body(profiles, runs, pack);
+    }));
+  }
+}
+
 /// One round of a push: of the runs in `only` (all when null), waits for
 /// their INSERTs still running, counts what is stored, and sends what is
 /// missing, `connections` INSERTs at a time. Appends each planned section
 /// to `sections` and to the push's progress.
 void send_round(Pusher::State& s, std::vector<ProfileToPush>& profiles,
                 const std::vector<std::vector<FleetRun>>& runs, const std::set<std::string>* only,
-                Sections& sections) {
+                Sections& sections, BodiesAhead* ahead = nullptr) {
   std::vector<std::string> run_ids, prefixes;
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     for (const FleetRun& run : runs[i]) {
@@ -859,35 +968,11 @@ void send_round(Pusher::State& s, std::vector<ProfileToPush>& profiles,
       }
     }
   }
-  if (s.claims) {
-    // Under claims the packs are the claimed runs' alone, in an order that
-    // depends on them alone (run, section, sequence): a retry sends the
-    // same blocks.
-    std::sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) {
-      const std::string& x = runs[a.profile][a.run].identity.run_id;
-      const std::string& y = runs[b.profile][b.run].identity.run_id;
-      if (x != y) return x < y;
-      if (a.number != b.number) return a.number < b.number;
-      return a.first < b.first;
-    });
-  }
-
-  // A table that drops repeated blocks (replicated) gets each chunk in an
-  // INSERT of its own, the same block whoever sends it, unless the runs
-  // are claimed; any other gets chunks packed into INSERTs of up to
-  // batch_rows rows, fewer parts.
-  std::vector<std::pair<std::size_t, std::size_t>> packs;  // [first, last) of chunks
-  auto rows_of = [](const Chunk& c) { return c.rows.empty() ? c.last - c.first : c.rows.size(); };
-  for (std::size_t i = 0; i < chunks.size();) {
-    std::size_t j = i, rows = 0;
-    do {
-      rows += rows_of(chunks[j]);
-      ++j;
-    } while (s.packing() && j < chunks.size() &&
-             rows + rows_of(chunks[j]) <= s.settings.batch_rows);
-    packs.emplace_back(i, j);
-    i = j;
-  }
+  if (s.claims) sort_claimed(chunks, runs);
+  const Packs packs = pack_ranges(s, chunks);
+  // The bodies built ahead are this plan's when its chunks are the guess's.
+  const std::size_t built =
+      ahead != nullptr && same_chunks(chunks, ahead->chunks) ? ahead->bodies.size() : 0;
 
   // The INSERTs, `connections` at a time, each worker on servers of its
   // own; the first failure stops the others after their current INSERT.
@@ -907,10 +992,13 @@ void send_round(Pusher::State& s, std::vector<ProfileToPush>& profiles,
         if (last - first == 1 && !s.claims) {
           s.insert_chunk(on, profiles[chunk.profile].profile, run, chunk);
         } else {
+          const std::span<const Chunk> pack =
+              std::span<const Chunk>(chunks).subspan(first, last - first);
           s.insert_pack(
-              on, profiles, runs, std::span<const Chunk>(chunks).subspan(first, last - first),
+              on, profiles, runs, pack,
               fmt::format("{}{}:{}{}:{}:{}+{}", kQueryIdPrefix, s.settings.table, kPackMark,
-                          run.identity.run_id, chunk.number, chunk.chunk, last - first));
+                          run.identity.run_id, chunk.number, chunk.chunk, last - first),
+              i < built ? ahead->bodies[i].get() : pack_body(profiles, runs, pack));
         }
       }
     } catch (...) {
@@ -939,6 +1027,8 @@ void send_claimed(Pusher::State& s, std::vector<ProfileToPush>& profiles,
   const double patience = s.settings.timeout_s * 4;
   try {
     while (!pending.empty()) {
+      BodiesAhead ahead;
+      build_ahead(s, profiles, runs, pending, ahead);
       const std::vector<std::string> claimed =
           s.claims->try_claim(std::vector<std::string>(pending.begin(), pending.end()));
       if (claimed.empty()) {
@@ -957,7 +1047,7 @@ void send_claimed(Pusher::State& s, std::vector<ProfileToPush>& profiles,
       }
       const std::set<std::string> round(claimed.begin(), claimed.end());
       try {
-        send_round(s, profiles, runs, &round, sections);
+        send_round(s, profiles, runs, &round, sections, &ahead);
       } catch (...) {
         s.claims->release_all();
         throw;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cstdint>
+
 namespace passtiming::fleet {
 namespace {
 
@@ -66,15 +69,34 @@ void TsvRowWriter::append(std::string& out, std::size_t s, std::size_t index,
     }
   }
   const Record& r = section.records[index];
+  // The numbers as decimals with std::to_chars into a buffer, one append
+  // each side of the names: the same text as fmt's "{}", without its
+  // format parsing and back_inserter buffering, a row at a time for the
+  // hundreds of thousands of rows of a push's pack.
+  char numbers[6 * 21 + 1];
+  char* p = numbers;
+  auto put = [&](auto n) {
+    // At most 20 digits and a tab; the tab's byte kept out of reach.
+    p = std::to_chars(p, numbers + sizeof numbers - 2, n).ptr;
+    *p++ = '\t';
+  };
+  put(r.sequence);
+  put(r.parent == kNoParent ? std::int64_t{-1} : std::int64_t{r.parent});
   out += section_head_;
-  fmt::format_to(std::back_inserter(out), "{}\t{}\t", r.sequence,
-                 r.parent == kNoParent ? std::int64_t{-1} : std::int64_t{r.parent});
+  out.append(numbers, p);
   out += escaped_[r.name];
   out += '\t';
   out += escaped_[r.kernel];
-  fmt::format_to(std::back_inserter(out), "\t{}\t{}\t{}\t{}\t{}\t{}\n", r.depth,
-                 r.thread < section.threads.size() ? section.threads[r.thread] : r.thread,
-                 r.start_ns, r.inclusive_ns, r.self_ns, (r.flags & kRecordFailed) ? 1 : 0);
+  out += '\t';
+  p = numbers;
+  put(r.depth);
+  put(r.thread < section.threads.size() ? section.threads[r.thread] : std::uint64_t{r.thread});
+  put(r.start_ns);
+  put(r.inclusive_ns);
+  put(r.self_ns);
+  *p++ = (r.flags & kRecordFailed) ? '1' : '0';
+  *p++ = '\n';
+  out.append(numbers, p);
 }
 
 }  // namespace passtiming::fleet

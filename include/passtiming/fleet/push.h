@@ -30,7 +30,10 @@
 ///   and sends what is missing packed into blocks of up to `batch_rows`
 ///   rows, sorted by run, section and sequence. No other claiming push
 ///   sends those runs meanwhile; the push's own retries send byte-identical
-///   blocks, which the table drops. The claims end with the round.
+///   blocks, which the table drops. The claims end with the round. The
+///   first blocks are built while the claims are made and the checks run,
+///   for the plan of a fresh push (every run claimed, nothing stored), and
+///   sent only when the count's plan is that one, chunk for chunk.
 
 #include <cstddef>
 #include <cstdint>
