@@ -20,7 +20,8 @@ import time
 import pytest
 
 from synthetic_profiles import write_profile
-from test_exactly_once import counts, ddl, insert_rows, make_table, push, sync
+from test_exactly_once import (counts, ddl, insert_rows, make_table, push, push_killing_a_replica,
+                               sync)
 from test_push import Proxy
 
 
@@ -204,23 +205,11 @@ def test_a_replica_killed_mid_claimed_push(replicas, passtiming_cli, small):
     command = [passtiming_cli, "push", *map(str, small), "--clickhouse", r1.url, "--clickhouse",
                r2.url, "--table", table, "--batch-rows", "600", "--connections", "2",
                "--retries", "8", "--timeout-s", "5", "--zookeeper", zookeeper_of(replicas)]
-    pusher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while counts(r2, table)[0] < 1800:
-            assert pusher.poll() is None, "the push ended before the replica was killed"
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        r1.kill()
-        _, err = pusher.communicate(timeout=90)
-    finally:
-        if pusher.poll() is None:
-            pusher.kill()
-        if r1.process.poll() is not None:
-            r1.start()
-    assert pusher.returncode in (0, 3), err
+    returncode, err = push_killing_a_replica(command, killed=r1, watched=r2, table=table, rows=1800,
+                                             timeout=90)
+    assert returncode in (0, 3), err
     assert "on the next server" in err
-    if pusher.returncode == 3:
+    if returncode == 3:
         assert "still lacks parts stored on other replicas" in err, err
     sync(replicas, table)
     stored = counts(r2, table)

@@ -260,29 +260,37 @@ def test_a_killed_pushers_insert_in_transit(clickhouse, replicas, passtiming_cli
 # --- a replica killed in the middle of a push ---------------------------------------------
 
 
+def push_killing_a_replica(command, killed, watched, table, rows, timeout):
+    """Runs the push `command`, kills the replica `killed` once `watched` holds
+    `rows` rows of `table`, waits up to `timeout` s for the push to end, and
+    starts `killed` again. Returns the push's exit status and stderr."""
+    pusher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while counts(watched, table)[0] < rows:
+            assert pusher.poll() is None, "the push ended before the replica was killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        killed.kill()
+        _, err = pusher.communicate(timeout=timeout)
+    finally:
+        if pusher.poll() is None:
+            pusher.kill()
+        if killed.process.poll() is not None:
+            killed.start()
+    return pusher.returncode, err
+
+
 def test_a_replica_killed_mid_push(replicas, passtiming_cli, tmp_path):
     r1, r2 = replicas
     table = "t_replica_killed"
     make_table(replicas, passtiming_cli, table, replicated=True)
     profile = write_profile(tmp_path / "big.json", 12_000, pid=8303)
-    pusher = subprocess.Popen(
+    returncode, err = push_killing_a_replica(
         [passtiming_cli, "push", str(profile), "--clickhouse", r1.url, "--clickhouse", r2.url,
          "--table", table, "--batch-rows", "500", "--connections", "2", "--retries", "8"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while counts(r2, table)[0] < 1500:
-            assert pusher.poll() is None, "the push ended before the replica was killed"
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        r1.kill()
-        _, err = pusher.communicate(timeout=60)
-    finally:
-        if pusher.poll() is None:
-            pusher.kill()
-        if r1.process.poll() is not None:
-            r1.start()
-    assert pusher.returncode == 0, err
+        killed=r1, watched=r2, table=table, rows=1500, timeout=60)
+    assert returncode == 0, err
     assert "on the next server" in err
     sync(replicas, table)
     for server in replicas:
