@@ -22,17 +22,18 @@
 # statistic (`passtiming diff --gate --statistic`: runs when STATISTIC is
 # matched, and the other way round), and the range of the 1-minute load
 # average over its gates.
-# The slowdown is a spin of thread CPU time before each execution of the
-# pass: the pass's median CPU self time in a warm-up just before the
-# condition, times the percentage, over its executions per compile. The
-# measured change per gate is that of the statistic the gate compared
+# The slowdown is the spin plugin's PASSTIMING_SPIN_PCT: after each execution
+# of the pass, a spin of thread CPU time of the percentage of that
+# execution's own self time, inside its measured interval; a true change of
+# exactly that percentage, whatever the machine's load while the gate runs.
+# The measured change per gate is that of the statistic the gate compared
 # (base_compared and new_compared: the matched totals by default).
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
 # Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
 # METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 large4.4 largest3"),
-# NICE (-20: the gate's --nice, and the warm-up's, so that the slowdowns are
-# percentages of the times the gate sees), LOAD (0: how many busy loops at
+# NICE (-20: the gate's --nice, and the warm-up's, which picks the passes by
+# their medians), LOAD (0: how many busy loops at
 # nice 0 run for the whole calibration, to make a quiet machine a shared one),
 # INPUT (a real C file to compile instead of the generated one, its directory
 # on the include path: e.g. zlib's inflate.c from bench/gate/fetch_zlib.sh),
@@ -86,9 +87,9 @@ for ((i = 0; i < LOAD; i++)); do
   LOAD_PIDS+=($!)
 done
 
-# The compile of a side whose pass $1 spins $2 µs before each execution.
+# The compile of a side whose pass $1 is slower by $2 percent.
 compile() {
-  echo "env PASSTIMING_SPIN_PASS=$1 PASSTIMING_SPIN_US=$2 $CLANG -O2 -c $INCLUDE" \
+  echo "env PASSTIMING_SPIN_PASS=$1 PASSTIMING_SPIN_PCT=$2 $CLANG -O2 -c $INCLUDE" \
     "-fpass-plugin=$SPIN_PLUGIN $WORK/input.c -o $WORK/out.o"
 }
 
@@ -135,20 +136,17 @@ PY
 IFS=$'\t' read -r LARGE LARGE_MS LARGE_N < <(pick 20 2)
 IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(pick 3 2)
 IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
-spin_us() {  # $1 percent of $2 ms over $3 executions, in µs per execution
-  python3 -c "print(f'{$1 / 100 * $2 * 1000 / $3:.4f}')"
-}
 
 # One gate; prints the flagged passes (';'-joined, '-' for none), whether
 # it flagged a drift, the target's measured relative change in %, and the
 # passes flagged when the same runs are judged by the other statistic.
-gate() {  # target spin_us [flags...]
-  local target="$1" spin="$2"
+gate() {  # target percent [flags...]
+  local target="$1" percent="$2"
   shift 2
   local status=0
   "$PASSTIMING" gate --runs "$RUNS" --nice "$NICE" --metrics "$METRICS" --statistic "$STATISTIC" \
     --dir "$WORK/runs" --format json \
-    -o "$WORK/verdict.json" --base "$(compile "$target" 0)" --new "$(compile "$target" "$spin")" \
+    -o "$WORK/verdict.json" --base "$(compile "$target" 0)" --new "$(compile "$target" "$percent")" \
     "$@" 2>"$WORK/gate.err" || status=$?
   if ((status >= 2)); then
     echo "calibrate: passtiming gate failed with status $status:" >&2
@@ -191,18 +189,12 @@ neighbour_for_half() {
 condition() {  # label target percent neighbour [flags...]
   local label="$1" target="$2" pct="$3" neighbour="$4"
   shift 4
-  local ms n spin hits=0 others=0 drifts=0 other_hits=0 changes="" loads=""
-  # The slowdown is a percentage of the pass's time just before the
-  # condition's gates: the machine's load, and with it the pass's CPU time,
-  # may have moved since the first warm-up.
-  warm_up "$WORK/now.tsv"
-  ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/now.tsv")"
-  n="$(awk -F'\t' -v p="$target" '$1 == p { print $3 }' "$WORK/now.tsv")"
-  spin="$(spin_us "$pct" "$ms" "$n")"
+  local ms hits=0 others=0 drifts=0 other_hits=0 changes="" loads=""
+  ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/passes.tsv")"
   for ((try = 1; try <= TRIES; try++)); do
     rm -rf "$WORK/runs"
     [[ "$neighbour" == yes ]] && neighbour_for_half
-    IFS=$'\t' read -r flagged drift change other_flagged < <(gate "$target" "$spin" "$@")
+    IFS=$'\t' read -r flagged drift change other_flagged < <(gate "$target" "$pct" "$@")
     if [[ "$neighbour" == yes ]]; then
       kill "$NEIGHBOUR_PID" 2>/dev/null || true
       # These two only: a bare wait would wait for the busy loops too.

@@ -13,6 +13,15 @@
 //     passtiming run -o 'slow-%r.json' --repeat 10 --
 //         clang-19 -O2 -c -fpass-plugin=libpasstiming_spin.so particles.c -o /dev/null
 //
+// With PASSTIMING_SPIN_PCT=P instead of PASSTIMING_SPIN_US, each execution
+// of the pass is made P percent slower than it was in that very compile:
+// after the pass, the plugin spins P percent of the thread CPU time the
+// execution took, less the passes nested in it (the self time passtiming
+// records). The slowdown is then a true P percent whatever the machine's
+// speed at that moment, which a fixed spin, set from another compile, is
+// not. Its after-pass callback goes in front of the others, passtiming's
+// included, so the spin falls inside the pass's measured interval.
+//
 // With PASSTIMING_SPIN_US=fail, the named pass stops the compile instead,
 // with a fatal error as a failing LLVM pass does (`error in backend`): the
 // tests of a compile cut short in a pass use it.
@@ -26,7 +35,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -44,9 +55,57 @@ void spin_for(std::int64_t ns) {
   }
 }
 
+/// One running pass: when it began, and the CPU time of the passes nested in
+/// it so far.
+struct Frame {
+  std::int64_t start = 0;
+  std::int64_t nested = 0;
+};
+
+/// Ends the innermost pass; returns its self CPU time (0 when unbalanced).
+std::int64_t pop_frame(std::vector<Frame>& frames) {
+  if (frames.empty()) return 0;
+  const Frame frame = frames.back();
+  frames.pop_back();
+  const std::int64_t elapsed = thread_cpu_ns() - frame.start;
+  if (!frames.empty()) frames.back().nested += elapsed;
+  return elapsed - frame.nested;
+}
+
+/// PASSTIMING_SPIN_PCT: every pass is framed, so that the named pass's
+/// self time is known when it ends.
+void register_proportional(llvm::PassInstrumentationCallbacks& callbacks, std::string name,
+                           double percent) {
+  auto frames = std::make_shared<std::vector<Frame>>();
+  callbacks.registerBeforeNonSkippedPassCallback(
+      [frames](llvm::StringRef, llvm::Any) { frames->push_back({thread_cpu_ns(), 0}); });
+  const auto end = [frames, name, percent](llvm::StringRef id) {
+    const std::int64_t self = pop_frame(*frames);
+    if (id != name || self <= 0) return;
+    const auto extra = static_cast<std::int64_t>(static_cast<double>(self) * percent / 100);
+    spin_for(extra);
+    // The spin is the pass's own time: its parent's nested time grows too.
+    if (!frames->empty()) frames->back().nested += extra;
+  };
+  callbacks.registerAfterPassCallback(
+      [end](llvm::StringRef id, llvm::Any, const llvm::PreservedAnalyses&) { end(id); },
+      /*ToFront=*/true);
+  callbacks.registerAfterPassInvalidatedCallback(
+      [end](llvm::StringRef id, const llvm::PreservedAnalyses&) { end(id); }, /*ToFront=*/true);
+}
+
 void register_spin(llvm::PassBuilder& builder) {
   llvm::PassInstrumentationCallbacks* callbacks = builder.getPassInstrumentationCallbacks();
   const char* pass = std::getenv("PASSTIMING_SPIN_PASS");
+  const char* percent = std::getenv("PASSTIMING_SPIN_PCT");
+  if (callbacks && pass && *pass && percent) {
+    char* end = nullptr;
+    const double value = std::strtod(percent, &end);
+    if (end != percent && *end == '\0' && value >= 0) {
+      register_proportional(*callbacks, pass, value);
+    }
+    return;
+  }
   const char* micros = std::getenv("PASSTIMING_SPIN_US");
   if (!callbacks || !pass || !*pass || !micros) return;
   if (std::string(micros) == "fail") {
