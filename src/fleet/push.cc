@@ -238,35 +238,60 @@ struct Pusher::State {
     }
   }
 
+  /// The ids among a `system.processes` reply's rows (running_inserts_sql)
+  /// that start with one of `prefixes`: the INSERTs of a push still running.
+  static std::set<std::string> inserts_of(std::string_view body,
+                                          const std::vector<std::string>& prefixes) {
+    std::set<std::string> ids;
+    for (const auto& row : tsv_rows(body)) {
+      for (const std::string& prefix : prefixes) {
+        if (!row.empty() && row[0].starts_with(prefix)) ids.insert(std::string(row[0]));
+      }
+    }
+    return ids;
+  }
+
+  /// Every push's queries a server runs, for inserts_of.
+  static std::string running_inserts_sql() {
+    return fmt::format(
+        "SELECT query_id FROM system.processes WHERE query_id LIKE '{}%' FORMAT TabSeparated",
+        kQueryIdPrefix);
+  }
+
+  /// How long an INSERT sent before may keep the push waiting: 4 ×
+  /// timeout_s, the time a server gives a slow INSERT before dropping it.
+  class InsertDeadline {
+   public:
+    explicit InsertDeadline(const State& push)
+        : push_(push),
+          at_(std::chrono::steady_clock::now() +
+              std::chrono::milliseconds(static_cast<long>(push.settings.timeout_s * 1000 * 4))) {}
+    /// Stops the push when the wait has outlived the deadline.
+    void check(std::string_view url) const {
+      if (std::chrono::steady_clock::now() <= at_) return;
+      push_.stop(fmt::format("an INSERT sent before still runs after {:.0f} s ({})",
+                             push_.settings.timeout_s * 4, url));
+    }
+
+   private:
+    const State& push_;
+    std::chrono::steady_clock::time_point at_;
+  };
+
   /// Waits while a query whose id starts with one of `prefixes` runs on the
   /// current server: an INSERT of a push killed or cut off, which may still
   /// store its rows.
   void wait_for_inserts(Servers& on, const std::vector<std::string>& prefixes, int& retries) {
     if (prefixes.empty()) return;
-    const std::string sql = fmt::format(
-        "SELECT query_id FROM system.processes WHERE query_id LIKE '{}%' FORMAT TabSeparated",
-        kQueryIdPrefix);
-    const auto deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::milliseconds(static_cast<long>(settings.timeout_s * 1000 * 4));
+    const std::string sql = running_inserts_sql();
+    const InsertDeadline deadline(*this);
     bool told = false;
-    while (true) {
-      const HttpReply reply = exchange(on, {}, sql, retries);
-      bool running = false;
-      for (const auto& row : tsv_rows(reply.body)) {
-        for (const std::string& prefix : prefixes) {
-          if (!row.empty() && row[0].starts_with(prefix)) running = true;
-        }
-      }
-      if (!running) return;
+    while (!inserts_of(exchange(on, {}, sql, retries).body, prefixes).empty()) {
       if (!told) {
         note("passtiming push: an INSERT sent before still runs; waiting until it ends");
         told = true;
       }
-      if (std::chrono::steady_clock::now() > deadline) {
-        stop(fmt::format("an INSERT sent before still runs after {:.0f} s ({})",
-                         settings.timeout_s * 4, on.current().url()));
-      }
+      deadline.check(on.current().url());
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
@@ -277,12 +302,8 @@ struct Pusher::State {
   /// claims still stores its block), skipping a server that does not
   /// answer (what it runs, it cannot commit while away).
   void wait_for_inserts_everywhere(const std::vector<std::string>& prefixes) {
-    const std::string sql = fmt::format(
-        "SELECT query_id FROM system.processes WHERE query_id LIKE '{}%' FORMAT TabSeparated",
-        kQueryIdPrefix);
-    const auto deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::milliseconds(static_cast<long>(settings.timeout_s * 1000 * 4));
+    const std::string sql = running_inserts_sql();
+    const InsertDeadline deadline(*this);
     for (const std::string& url : settings.urls) {
       ClickHouseHttp server(url, settings.timeout_s);
       bool told = false;
@@ -298,12 +319,7 @@ struct Pusher::State {
         }
         // Only the INSERTs running at the first look: one started since
         // was sent under claims of other runs (these are this push's).
-        std::set<std::string> now;
-        for (const auto& row : tsv_rows(reply.body)) {
-          for (const std::string& prefix : prefixes) {
-            if (!row.empty() && row[0].starts_with(prefix)) now.insert(std::string(row[0]));
-          }
-        }
+        const std::set<std::string> now = inserts_of(reply.body, prefixes);
         if (!told) running = now;
         std::erase_if(running, [&](const std::string& id) { return !now.contains(id); });
         if (running.empty()) break;
@@ -314,10 +330,7 @@ struct Pusher::State {
                           server.url()));
           told = true;
         }
-        if (std::chrono::steady_clock::now() > deadline) {
-          stop(fmt::format("an INSERT sent before still runs after {:.0f} s ({})",
-                           settings.timeout_s * 4, server.url()));
-        }
+        deadline.check(server.url());
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     }
