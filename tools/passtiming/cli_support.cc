@@ -105,6 +105,7 @@ int run_cli(int argc, const char* const* argv) {
   add(add_convert_command);
   add(add_export_command);
   add(add_push_command);
+  add(add_pull_command);
   add(add_run_command);
 
   // A first argument that is neither an option nor a command.

@@ -17,7 +17,8 @@ enum ExitStatus : int {
   kExitOk = 0,
   kExitRegression = 1,  ///< `diff` found a regression
   kExitUsage = 2,       ///< bad arguments or malformed input
-  kExitIncomplete = 3,  ///< `push` could not store everything (server away or refusing)
+  kExitIncomplete = 3,  ///< `push` could not store everything, or `pull` read nothing (server
+                        ///< away or refusing)
 };
 
 /// What a subcommand runs after parsing; returns the exit status.
@@ -63,6 +64,11 @@ Action add_export_command(CLI::App& app);
 /// or `push --print-schema [--replicated] [--table T]`: the rows of `export --to rows`
 /// stored in ClickHouse, each pass execution once (passtiming/fleet/push.h).
 Action add_push_command(CLI::App& app);
+
+/// `passtiming pull --clickhouse URL... [--table T] [--run ID]... [--where SQL] [--last N]
+/// [--timeout-s S] -o PATTERN`: runs read back out of the fleet's table into profile
+/// files, one per run (passtiming/fleet/pull.h).
+Action add_pull_command(CLI::App& app);
 
 /// Parses `--meta KEY=VALUE` texts; throws ConfigError naming a bad one.
 std::vector<std::pair<std::string, std::string>> parse_meta_pairs(

@@ -132,6 +132,62 @@ class RowWriter {
 /// Nothing for a profile without phases.
 void write_phase_rows(const Profile& profile, const RunIdentity& run, const TextSink& sink);
 
+/// A run read back from its rows (`passtiming pull`): the identity the rows
+/// state and a profile of them.
+struct StoredRun {
+  RunIdentity identity;  ///< the columns every row of the run repeats, as stored
+  Profile profile;
+  std::size_t rows = 0;  ///< the rows read, duplicates not counted
+};
+
+/// The runs of `json_lines`, rows as write_rows writes them (ClickHouse's
+/// JSONEachRow: one object per line, every column of row_columns(); blank
+/// lines are skipped, other members ignored), one StoredRun per run_id in
+/// order of first appearance. 64-bit integers are read as JSON numbers or
+/// as quoted decimal strings (ClickHouse quotes UInt64 and Int64 by
+/// default). Of rows with one (run_id, section, sequence), as a
+/// ReplacingMergeTree holds them before it merges, the first is kept.
+///
+/// Each run's profile:
+/// - metadata: host and command as stored; start_time the ISO 8601 UTC
+///   form a recorded profile has ("YYYY-MM-DDThh:mm:ssZ", the inverse of
+///   run_identity's), or "" when the run id says the recorded one was
+///   unknown; pid the one run_identity hashed into the run id, found by
+///   undoing the hash over every Linux pid (0 to 2^22), or 0 when the id
+///   is none of those (one given with `--meta run_id=`); tool
+///   "passtiming <version>" (the program that wrote the profile, as in a
+///   recorded one; the rows' tool column stays in `identity`); source
+///   "llvm" for the tools clang and opt, "mlir" for mlir, else "".
+///   With the pid found, run_identity of this metadata gives the stored
+///   run id again, so `export --to rows` and `push` of the profile name the
+///   same run (see reproduce_meta for the other columns).
+/// - sections: section `n` holds the rows whose `section` is n, with their
+///   `context`; numbers without rows are empty sections, so that the rows
+///   of the profile keep their numbers.
+/// - records: pass, kernel, sequence, parent (parent_sequence -1:
+///   kNoParent), depth, flags (failed: kRecordFailed), start_ns,
+///   inclusive_ns, self_ns; `thread` indexes the section's threads, the
+///   distinct thread keys of its rows in ascending order. In completion
+///   order, as Section::records requires, derived from the times: by end
+///   (start_ns + inclusive_ns), then the deeper first (a child ends no
+///   later than its parent), then by sequence.
+/// - none of what the rows do not hold: no metrics (CPU time, RSS,
+///   instructions, IR counts), no phases, no skipped counts.
+///
+/// Throws InputError naming `source_name` and the line (1 for the first)
+/// for a line that is not a JSON object, a missing column, a value of the
+/// wrong type or range, a `schema_version` other than kRowSchemaVersion, or
+/// a start_time that is not "YYYY-MM-DD hh:mm:ss".
+std::vector<StoredRun> read_fleet_rows(std::string_view json_lines, std::string_view source_name);
+
+/// The `--meta` pairs with which `export --to rows` (or `push`) of `run`'s
+/// profile gives the rows it was read from: `run_id=` when its pid was not
+/// found, `tool=` when the stored tool is not the one guessed from the
+/// command, `commit=` and `build_id=` when stored non-empty, then the
+/// stored meta pairs. Empty when the profile alone gives them (and no CI
+/// variable sets a commit or build id where it is exported).
+MetaPairs reproduce_meta(const StoredRun& run);
+
 /// A column of the row table: its name and ClickHouse type.
 struct RowColumn {
   std::string_view name;
