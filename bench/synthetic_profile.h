@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// The synthetic profile the file and fleet benchmarks share.
+/// The synthetic profile the file and fleet benchmarks share, and the test of
+/// OTLP lines at 400,000 records (tests/formats/otlp_lines_test.cc).
 
 #include <fmt/format.h>
 
@@ -12,8 +13,9 @@
 
 namespace passtiming::bench {
 
-/// A profile of `passes` top-level passes, each with one nested child, over
-/// 60 distinct pass names and 8 kernels, timed by a synthetic clock.
+/// A profile of `records` records in one section (pairs of a top-level pass
+/// and one nested child), over 60 distinct pass names and 8 kernels, timed
+/// by a synthetic clock.
 inline passtiming::Profile synthetic_profile(std::size_t records) {
   std::vector<std::string> names, kernels;
   for (int i = 0; i < 60; ++i) names.push_back(fmt::format("tl.TransformPass{}", i));

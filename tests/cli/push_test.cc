@@ -3,9 +3,6 @@
 // refused connection. tests/fleet runs it against a real ClickHouse server.
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +13,7 @@
 
 #include "browser/sample_profiles.h"
 #include "cli_test_support.h"
+#include "fleet/closed_port.h"
 #include "passtiming/fleet/clickhouse_http.h"
 #include "passtiming/formats/fleet.h"
 #include "passtiming/formats/profile_json.h"
@@ -24,6 +22,7 @@ namespace passtiming {
 namespace {
 
 namespace fs = std::filesystem;
+using ::passtiming::testing::closed_port;
 using ::passtiming::testing::pipeline_profile;
 using Json = nlohmann::json;
 
@@ -32,19 +31,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-/// A loopback port that nothing listens on (at the moment of asking).
-int closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), size);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  ::close(fd);
-  return ntohs(address.sin_port);
 }
 
 TEST(RowTableTest, PrintSchemaPrintsTheOneStatement) {

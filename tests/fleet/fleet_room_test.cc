@@ -4,14 +4,12 @@
 // real servers.
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <string>
 #include <vector>
 
 #include "browser/sample_profiles.h"
+#include "fleet/closed_port.h"
 #include "passtiming/fleet/claims.h"
 #include "passtiming/fleet/clickhouse_http.h"
 #include "passtiming/fleet/push.h"
@@ -20,20 +18,8 @@
 namespace passtiming {
 namespace {
 
+using ::passtiming::testing::closed_port;
 using ::passtiming::testing::pipeline_profile;
-
-/// A loopback port that nothing listens on (at the moment of asking).
-int closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), size);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::string rows_of(const Profile& profile, const std::vector<FleetRun>& runs) {
   std::string text;

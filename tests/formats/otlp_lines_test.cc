@@ -19,10 +19,12 @@
 #include "passtiming/engine/timing_state.h"
 #include "passtiming/formats/fleet.h"
 #include "phase_fixtures.h"
+#include "synthetic_profile.h"
 
 namespace passtiming {
 namespace {
 
+using ::passtiming::bench::synthetic_profile;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
@@ -168,29 +170,6 @@ TEST(OtlpLinesTest, AParentThatIsNoRecordOfTheSectionBecomesTheSectionsSpan) {
   const std::vector<Json> sparse_spans = spans_of(otlp_lines(sparse, kOtlpMaxLineBytes));
   EXPECT_EQ(sparse_spans[1]["parentSpanId"], sparse_spans[2]["spanId"]);
   EXPECT_EQ(sparse_spans[2]["parentSpanId"], sparse_spans[0]["spanId"]);
-}
-
-/// `records` records (pairs of a top-level pass and one nested child) in one
-/// section, over 60 pass names and 8 kernels.
-Profile synthetic_profile(std::size_t records) {
-  std::vector<std::string> names, kernels;
-  for (int i = 0; i < 60; ++i) names.push_back("tl.TransformPass" + std::to_string(i));
-  for (int i = 0; i < 8; ++i) kernels.push_back("kernel_" + std::to_string(i));
-  TimingStateMachine sm;
-  Nanoseconds t = 1'000'000;
-  sm.enter(t, "stage=lower, kernel=synthetic");
-  for (std::size_t i = 0; i + 1 < records; i += 2) {
-    const std::string& kernel = kernels[(i / 2) % kernels.size()];
-    sm.begin(t += 1'000, {names[(i / 2) % names.size()], kernel});
-    sm.begin(t += 2'345, {names[(i / 2 + 7) % names.size()], kernel});
-    sm.end(t += 123'456, {names[(i / 2 + 7) % names.size()]});
-    sm.end(t += 777, {names[(i / 2) % names.size()]});
-  }
-  sm.exit(t);
-  Profile profile;
-  profile.metadata = {"passtiming 0.1.0", "synthetic", "host", "2024-01-01T00:00:00Z", 1};
-  profile.sections.push_back(sm.take_section());
-  return profile;
 }
 
 /// 400k records at the default limit: every line parses (simdjson) and is
