@@ -173,8 +173,9 @@ struct SideExecutions {
   RunSpeeds speeds;
 };
 
-/// Divides each of group `key`'s executions in each run by the speed where
-/// it ran (RunSpeeds::of: its IR unit's, else its run's, without the group),
+/// Divides each of group `key`'s executions in each run by the speed when
+/// it ran (RunSpeeds::of: its nearest executions', else its run's, without
+/// the group),
 /// and returns whether it did. Always, where there is a speed: unlike a
 /// run's total, a speed is a median over many executions, which divides the
 /// group's spread between two sides by two to four on clang's passes
@@ -501,8 +502,10 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
 
 GateResult evaluate_matched_gate(const std::vector<RunExecutions>& base,
                                  const std::vector<RunExecutions>& next,
-                                 const GateSettings& settings) {
-  const SideExecutions executions{base, next, RunSpeeds(base, next)};
+                                 const GateSettings& settings,
+                                 const std::vector<RunStarts>& base_starts,
+                                 const std::vector<RunStarts>& next_starts) {
+  const SideExecutions executions{base, next, RunSpeeds(base, next, base_starts, next_starts)};
   return evaluate(sums_of(base), sums_of(next), settings, &executions);
 }
 

@@ -3,14 +3,20 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include "passtiming/analysis/aggregate.h"
 
 namespace passtiming {
 
-RunSpeeds::RunSpeeds(const std::vector<RunExecutions>& base,
-                     const std::vector<RunExecutions>& next) {
+RunSpeeds::RunSpeeds(const std::vector<RunExecutions>& base, const std::vector<RunExecutions>& next,
+                     const std::vector<RunStarts>& base_starts,
+                     const std::vector<RunStarts>& next_starts) {
+  if ((!base_starts.empty() || !next_starts.empty()) &&
+      (base_starts.size() != base.size() || next_starts.size() != next.size())) {
+    throw std::invalid_argument("RunSpeeds: the starts must be given for every run or none");
+  }
   std::vector<const RunExecutions*> runs;
   for (const RunExecutions& run : base) runs.push_back(&run);
   for (const RunExecutions& run : next) runs.push_back(&run);
@@ -43,28 +49,24 @@ RunSpeeds::RunSpeeds(const std::vector<RunExecutions>& base,
   }
   std::vector<double> sorted = medians;
   const double least = median_of(sorted);
+  starts_ = base_starts;
+  starts_.insert(starts_.end(), next_starts.begin(), next_starts.end());
+  timelines_.resize(starts_.size());
   std::size_t e = 0;
   for (const auto& [id, values] : table) {
     const double median = medians[e++];
     if (!(median > 0) || median < least) continue;
-    by_unit_[unit_of(id.second)].push_back(groups_.size());
-    groups_.push_back(id.first);
+    const std::size_t counted = groups_.size();
+    groups_.push_back(group_ids_.try_emplace(id.first, group_ids_.size()).first->second);
     std::vector<double>& ratios = ratios_.emplace_back();
     for (const double value : values) ratios.push_back(value / median);
+    for (std::size_t r = 0; r < starts_.size(); ++r) {
+      if (const auto at = starts_[r].find(id.second); at != starts_[r].end()) {
+        timelines_[r].emplace_back(at->second, counted);
+      }
+    }
   }
-}
-
-std::string RunSpeeds::unit_of(std::string_view execution) {
-  // section, pass, unit, occurrence (gate_measure.h's measure_by_execution)
-  const std::size_t first = execution.find('\x1f');
-  if (first == std::string_view::npos) return {};
-  const std::size_t second = execution.find('\x1f', first + 1);
-  if (second == std::string_view::npos) return {};
-  const std::size_t last = execution.rfind('\x1f');
-  if (last <= second) return {};
-  std::string unit(execution.substr(0, first + 1));
-  unit += execution.substr(second + 1, last - second - 1);
-  return unit;
+  for (auto& timeline : timelines_) std::sort(timeline.begin(), timeline.end());
 }
 
 std::vector<double> RunSpeeds::medians_over(const std::vector<std::size_t>& counted) const {
@@ -79,25 +81,44 @@ std::vector<double> RunSpeeds::medians_over(const std::vector<std::size_t>& coun
 }
 
 std::vector<double> RunSpeeds::of(const std::string& group, std::string_view execution) const {
-  const std::string unit = unit_of(execution);
-  if (!unit.empty()) {
-    if (const auto it = by_unit_.find(unit); it != by_unit_.end()) {
-      std::vector<std::size_t> counted;
-      for (const std::size_t e : it->second) {
-        if (groups_[e] != group) counted.push_back(e);
-      }
-      if (counted.size() >= kMinUnitExecutions) return medians_over(counted);
-    }
-  }
   auto [cached, added] = without_.try_emplace(group);
   if (added) cached->second = without(group);
-  return cached->second;
+  const std::vector<double>& whole = cached->second;
+  if (whole.empty() || starts_.empty()) return whole;
+  const auto id = group_ids_.find(group);
+  const std::size_t own = id == group_ids_.end() ? groups_.size() : id->second;
+  std::vector<double> speeds = whole;
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < runs_; ++r) {
+    const auto start = starts_[r].find(std::string(execution));
+    if (start == starts_[r].end()) continue;
+    // Outwards from the execution's start, the nearer side first (the
+    // earlier on a tie), skipping the group's own executions.
+    const auto& timeline = timelines_[r];
+    const auto split = std::lower_bound(timeline.begin(), timeline.end(),
+                                        std::pair{start->second, std::size_t{0}});
+    auto before = std::make_reverse_iterator(split);
+    auto after = split;
+    ratios.clear();
+    while (ratios.size() < kMinSpeedExecutions &&
+           (before != timeline.rend() || after != timeline.end())) {
+      const bool take_before = after == timeline.end() ||
+                               (before != timeline.rend() &&
+                                start->second - before->first <= after->first - start->second);
+      const std::size_t e = take_before ? (before++)->second : (after++)->second;
+      if (groups_[e] != own) ratios.push_back(ratios_[e][r]);
+    }
+    if (ratios.size() == kMinSpeedExecutions) speeds[r] = median_of(ratios);
+  }
+  return speeds;
 }
 
 std::vector<double> RunSpeeds::without(const std::string& group) const {
+  const auto id = group_ids_.find(group);
+  const std::size_t own = id == group_ids_.end() ? groups_.size() : id->second;
   std::vector<std::size_t> counted;
   for (std::size_t e = 0; e < ratios_.size(); ++e) {
-    if (groups_[e] != group) counted.push_back(e);
+    if (groups_[e] != own) counted.push_back(e);
   }
   if (counted.size() < kMinSpeedExecutions) return {};
   return medians_over(counted);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -239,37 +240,43 @@ TEST(MatchedStatisticTest, RunSpeedsFromTheOtherGroupsLargerExecutions) {
   EXPECT_TRUE(speeds.without("q").empty());
 }
 
-TEST(MatchedStatisticTest, AnExecutionsSpeedIsItsUnitsWhereEnoughCount) {
-  const std::string separator(1, '\x1f');
-  const auto name = [&](const std::string& pass, const std::string& unit, int k) {
-    return "0" + separator + pass + separator + unit + separator + std::to_string(k);
-  };
-  EXPECT_EQ(RunSpeeds::unit_of(name("GVNPass", "f", 2)), "0" + separator + "f");
-  EXPECT_EQ(RunSpeeds::unit_of("p1"), "");
-  // q's executions of k = 1..80 ms, the odd ones on unit u, the even ones on
-  // v, each unit at its own speed per run; p's one execution on u. Of the
-  // pooled medians (k, and p's 1) the larger half counts k = 40..80: 20 on
-  // u, 21 on v.
+TEST(MatchedStatisticTest, AnExecutionsSpeedIsThatOfTheExecutionsNearestInTime) {
+  // q's executions of k = 1..80 ms: the odd ones early in the run (starting
+  // at k / 2), the even ones late (at 100 + k), each part of the run at its
+  // own speed: fu early, fv late. p's one execution of 1 starts at 30.
+  // Pooled medians: k, and p's 1; their median is 40, so k = 40..80 count:
+  // 20 early, 21 late.
   const std::vector<double> fu{1, 1.2, 1, 0.8}, fv{1, 0.9, 1.1, 1};
   std::vector<RunExecutions> runs(4);
+  std::vector<RunStarts> starts(4);
   for (std::size_t r = 0; r < 4; ++r) {
     for (int k = 1; k <= 80; ++k) {
-      const bool on_u = k % 2 == 1;
-      runs[r]["q"][name("q", on_u ? "u" : "v", k)] = k * (on_u ? fu[r] : fv[r]);
+      const bool early = k % 2 == 1;
+      const std::string name = "q" + std::to_string(k);
+      runs[r]["q"][name] = k * (early ? fu[r] : fv[r]);
+      starts[r][name] = early ? k / 2.0 : 100.0 + k;
     }
-    runs[r]["p"][name("p", "u", 0)] = 1;
+    runs[r]["p"]["p0"] = 1;
+    starts[r]["p0"] = 30;
   }
-  const RunSpeeds speeds({runs[0], runs[1]}, {runs[2], runs[3]});
-  // p's execution ran on u: u's speed in each run.
-  const std::vector<double> on_u = speeds.of("p", name("p", "u", 0));
-  ASSERT_EQ(on_u.size(), 4u);
-  for (std::size_t r = 0; r < 4; ++r) EXPECT_DOUBLE_EQ(on_u[r], fu[r]) << r;
+  const RunSpeeds speeds({runs[0], runs[1]}, {runs[2], runs[3]}, {starts[0], starts[1]},
+                         {starts[2], starts[3]});
+  // The 30 nearest p's start: the 20 early ones and the first 10 late ones;
+  // their median is the early part's speed.
+  const std::vector<double> at_p = speeds.of("p", "p0");
+  ASSERT_EQ(at_p.size(), 4u);
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_DOUBLE_EQ(at_p[r], fu[r]) << r;
   // The run's speed: the median of 20 ratios fu and 21 fv, the 21st: fv.
   const std::vector<double> run = speeds.without("p");
   ASSERT_EQ(run.size(), 4u);
   for (std::size_t r = 0; r < 4; ++r) EXPECT_DOUBLE_EQ(run[r], fv[r]) << r;
-  // A unit with fewer than 10 counted executions: the run's speed.
-  EXPECT_EQ(speeds.of("p", name("p", "w", 0)), run);
+  // An execution with no start in the runs, or runs given without starts:
+  // the run's speed.
+  EXPECT_EQ(speeds.of("p", "p1"), run);
+  EXPECT_EQ(RunSpeeds({runs[0], runs[1]}, {runs[2], runs[3]}).of("p", "p0"), run);
+  // Starts for some runs only are a mistake of the caller.
+  EXPECT_THROW(RunSpeeds({runs[0], runs[1]}, {runs[2], runs[3]}, {starts[0]}, {}),
+               std::invalid_argument);
 }
 
 TEST(MatchedStatisticTest, ExecutionsAreNamedAlikeInEveryRun) {
@@ -286,6 +293,7 @@ TEST(MatchedStatisticTest, ExecutionsAreNamedAlikeInEveryRun) {
     r.name = s.names.intern(pass);
     r.kernel = s.names.intern(unit);
     r.sequence = static_cast<std::uint32_t>(s.records.size());
+    r.start_ns = 100 * (r.sequence + 1);
     r.inclusive_ns = r.self_ns = self;
     s.records.push_back(r);
   }
@@ -298,6 +306,12 @@ TEST(MatchedStatisticTest, ExecutionsAreNamedAlikeInEveryRun) {
   const std::unordered_map<std::string, double> gvn{
       {name("f", "0"), 5}, {name("g", "0"), 7}, {name("f", "1"), 3}};
   EXPECT_EQ(executions.at("GVNPass"), gvn);
+  // Their starts, by the same names.
+  const auto starts = execution_starts(profile);
+  EXPECT_EQ(starts.size(), 4u);
+  EXPECT_EQ(starts.at(name("f", "0")), 100);
+  EXPECT_EQ(starts.at(name("g", "0")), 300);
+  EXPECT_EQ(starts.at(name("f", "1")), 400);
   EXPECT_EQ(executions.at("SROAPass").size(), 1u);
   // Their sums are the runs' values the runs statistic compares.
   EXPECT_DOUBLE_EQ(measure_by_group(profile, GroupBy::pass, Measure::wall).at("GVNPass"), 15);

@@ -83,17 +83,23 @@ std::vector<LoadedRun> load_side(const std::vector<std::string>& paths, GroupBy 
   return runs;
 }
 
-/// Each run's executions of each group in `measure`, for the matched
-/// statistic: the profiles read again, once the measure is known, so that
-/// the executions of only that measure are held.
-std::vector<RunExecutions> executions_of(const std::vector<std::string>& paths, GroupBy by,
-                                         Measure measure) {
-  std::vector<RunExecutions> runs;
-  runs.reserve(paths.size());
+/// Each run's executions of each group in `measure`, and when each began,
+/// for the matched statistic: the profiles read again, once the measure is
+/// known, so that the executions of only that measure are held.
+struct SideRuns {
+  std::vector<RunExecutions> executions;
+  std::vector<RunStarts> starts;
+};
+
+SideRuns executions_of(const std::vector<std::string>& paths, GroupBy by, Measure measure) {
+  SideRuns side;
+  side.executions.reserve(paths.size());
+  side.starts.reserve(paths.size());
   for_each_profile(paths, [&](Profile&& profile) {
-    runs.push_back(measure_by_execution(profile, by, measure));
+    side.executions.push_back(measure_by_execution(profile, by, measure));
+    side.starts.push_back(execution_starts(profile));
   });
-  return runs;
+  return side;
 }
 
 std::vector<GroupValues> values_of(std::vector<LoadedRun>& runs, Measure measure) {
@@ -416,8 +422,10 @@ int run_diff_gate(const GateOptions& o) {
   GateResult result;
   if (statistic == GateStatistic::matched) {
     try {
-      result = evaluate_matched_gate(executions_of(o.base, by, measure),
-                                     executions_of(o.next, by, measure), settings);
+      const SideRuns base_side = executions_of(o.base, by, measure);
+      const SideRuns new_side = executions_of(o.next, by, measure);
+      result = evaluate_matched_gate(base_side.executions, new_side.executions, settings,
+                                     base_side.starts, new_side.starts);
     } catch (const std::exception& e) {
       return input_failure(e.what());
     }

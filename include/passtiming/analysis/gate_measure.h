@@ -38,4 +38,9 @@ std::unordered_map<std::string, double> measure_by_group(const Profile& profile,
 std::unordered_map<std::string, std::unordered_map<std::string, double>> measure_by_execution(
     const Profile& profile, GroupBy by, Measure measure);
 
+/// Each execution's start in `profile` (its record's start_ns, the clock of
+/// the profile), by the names of measure_by_execution: where in the run it
+/// ran, for the speed of the moment (run_speed.h's RunStarts).
+std::unordered_map<std::string, double> execution_starts(const Profile& profile);
+
 }  // namespace passtiming

@@ -175,12 +175,13 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
 /// executions of each group. A group's value in a run (its medians, the
 /// drift) is the sum of its executions there; what is tested is its
 /// executions matched across the runs, an execution absent from a run
-/// counting 0 there. A group's executions in a run are divided by the run's
-/// speed without the group (RunSpeeds), wherever there is one
-/// (GateRow::relative), instead of being scaled by the rest of the run's
-/// total as the runs statistic does: the speed, a median over thousands of
-/// executions, is not moved by the few large noisy passes that move a run's
-/// total. A group is tested when
+/// counting 0 there. Each of a group's executions in a run is divided by
+/// the run's speed without the group when it ran (RunSpeeds::of: the
+/// nearest executions' in time, given the runs' starts; else the whole
+/// run's), wherever there is one (GateRow::relative), instead of being
+/// scaled by the rest of the run's total as the runs statistic does: a
+/// speed, a median over many executions, is not moved by the few large
+/// noisy passes that move a run's total. A group is tested when
 /// some split of its pooled runs could make its matched totals grow past
 /// the threshold and the floor (largest_matched_growth): a choice made
 /// without the sides, as for the runs statistic. Its one-sided test grows
@@ -188,7 +189,9 @@ GateResult evaluate_gate(const std::vector<std::unordered_map<std::string, doubl
 /// rank test does, spread over the run's executions in proportion.
 GateResult evaluate_matched_gate(const std::vector<RunExecutions>& base,
                                  const std::vector<RunExecutions>& next,
-                                 const GateSettings& settings);
+                                 const GateSettings& settings,
+                                 const std::vector<RunStarts>& base_starts = {},
+                                 const std::vector<RunStarts>& next_starts = {});
 
 /// The base value a new value must exceed for a change beyond the
 /// threshold and the floor: b + max(|b| * threshold_pct / 100, floor).

@@ -11,13 +11,14 @@
 /// the speed: IndVarSimplifyPass 2.9 %, 1.5 %, 0.7 %; InstCombinePass 2.1 %,
 /// 2.2 %, 0.9 %; GVNPass 3.9 %, 0.8 %, 1.4 % (docs/gate.md).
 ///
-///     RunSpeeds speeds(base_executions, new_executions);
+///     RunSpeeds speeds(base_executions, new_executions, base_starts, new_starts);
 ///     std::vector<double> s = speeds.without("GVNPass");  // 1.02 = 2 % slower
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace passtiming {
@@ -27,12 +28,15 @@ namespace passtiming {
 /// (gate_measure.h's measure_by_execution).
 using RunExecutions = std::unordered_map<std::string, std::unordered_map<std::string, double>>;
 
-/// The fewest executions a speed is the median of: over fewer, one pass's
-/// own noise would move it.
+/// When each execution of one run began, by the names of RunExecutions: the
+/// clock value of its record's start (gate_measure.h's execution_starts), in
+/// any unit, the same for every execution of the run.
+using RunStarts = std::unordered_map<std::string, double>;
+
+/// How many executions a speed is the median of: the fewest a run's speed
+/// needs (over fewer, one pass's own noise would move it), and how many of
+/// the nearest in time an execution's speed takes.
 inline constexpr std::size_t kMinSpeedExecutions = 30;
-/// The fewest executions on one IR unit a unit's speed is the median of;
-/// with fewer, the run's speed stands for it.
-inline constexpr std::size_t kMinUnitExecutions = 10;
 
 /// Each execution's value in each run over its pooled median (its median
 /// over the runs of both sides), for the executions of some time in every
@@ -42,7 +46,11 @@ inline constexpr std::size_t kMinUnitExecutions = 10;
 /// on their sides.
 class RunSpeeds {
  public:
-  RunSpeeds(const std::vector<RunExecutions>& base, const std::vector<RunExecutions>& next);
+  /// `base_starts` and `next_starts` are empty, or hold one RunStarts per
+  /// run of their side (else std::invalid_argument).
+  RunSpeeds(const std::vector<RunExecutions>& base, const std::vector<RunExecutions>& next,
+            const std::vector<RunStarts>& base_starts = {},
+            const std::vector<RunStarts>& next_starts = {});
 
   /// Each run's speed, the base runs first, leaving out the executions of
   /// `group` (so that a pass's own change does not move its runs' speeds):
@@ -51,30 +59,30 @@ class RunSpeeds {
   /// Empty when fewer than kMinSpeedExecutions other executions count.
   std::vector<double> without(const std::string& group) const;
 
-  /// Each run's speed where `execution` of `group` ran, the base runs
-  /// first: the median, over the counted executions of the other groups on
-  /// the same IR unit of the same section (run just before and after it:
-  /// a function's passes run one after another), of their value over their
-  /// pooled median, when at least kMinUnitExecutions count; else
-  /// without(group). The machine's moment moves within a run: on clang's
-  /// GVNPass, the unit's speed narrowed the spread of the sides' matched
-  /// totals from 1.2 % (the run's) to 0.9 %.
+  /// Each run's speed when `execution` of `group` began, the base runs
+  /// first: the median, over the kMinSpeedExecutions counted executions of
+  /// the other groups whose starts in that run are nearest its start there,
+  /// of their value over their pooled median. The run's speed (without())
+  /// where the runs' starts were not given or the execution has none in a
+  /// run; empty when without() is. The machine's moment moves within a run
+  /// (a neighbour's burst, a core shared for a while): on 16 compiles of
+  /// the calibration's file during such bursts, the spread of the single
+  /// IPSCCPPass execution fell from 26 % divided by the run's speed (23 %
+  /// by its IR unit's, the module) to 7 % by the nearest executions'.
   std::vector<double> of(const std::string& group, std::string_view execution) const;
-
-  /// The section and IR unit of an execution's name (measure_by_execution:
-  /// section, pass, unit, occurrence, joined by U+001F); "" for a name of
-  /// another form.
-  static std::string unit_of(std::string_view execution);
 
  private:
   std::vector<double> medians_over(const std::vector<std::size_t>& counted) const;
 
   std::size_t runs_ = 0;
-  std::vector<std::string> groups_;  ///< each counted execution's group
+  std::vector<std::size_t> groups_;  ///< each counted execution's group, by group_ids_
+  std::unordered_map<std::string, std::size_t> group_ids_;
   /// ratios_[e][r]: counted execution e's value in run r over its pooled median.
   std::vector<std::vector<double>> ratios_;
-  /// The counted executions of each unit (unit_of), by index.
-  std::unordered_map<std::string, std::vector<std::size_t>> by_unit_;
+  /// Each run's starts (empty when not given), and its counted executions
+  /// by start: (start, e).
+  std::vector<RunStarts> starts_;
+  std::vector<std::vector<std::pair<double, std::size_t>>> timelines_;
   mutable std::unordered_map<std::string, std::vector<double>> without_;  ///< a cache
 };
 
