@@ -15,6 +15,9 @@
 #   +10% SMALL          the same for SMALL (median nearest 3 ms, at least
 #                       2 ms), with --floor-ms 0.1, as a 0.3 ms change is
 #                       under the default floor of 1 ms
+#   +10% MODULE         the same for MODULE, the pass of one execution per
+#                       compile (a module pass) whose median is nearest 3 ms
+#                       and at least 2 ms, with --floor-ms 0.1
 #   +4.4% LARGE         under the threshold of 5 %: gates flagging it
 #   +3% LARGEST         under the threshold: the pass with the largest median
 # and for each: how many gates flagged the target, any other pass, a drift,
@@ -31,7 +34,8 @@
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
 # Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
-# METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 large4.4 largest3"),
+# METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 module10 large4.4
+# largest3"),
 # NICE (-20: the gate's --nice, and the warm-up's, which picks the passes by
 # their medians), LOAD (0: how many busy loops at
 # nice 0 run for the whole calibration, to make a quiet machine a shared one),
@@ -53,7 +57,7 @@ NICE="${NICE:--20}"
 LOAD="${LOAD:-0}"
 INPUT="${INPUT:-}"
 STATISTIC="${STATISTIC:-matched}"
-CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 large4.4 largest3}"
+CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 module10 large4.4 largest3}"
 
 for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
   if [[ ! -f "$file" ]]; then
@@ -124,17 +128,18 @@ for median, name, count in sorted(rows, reverse=True):
 PY
 }
 warm_up "$WORK/passes.tsv"
-pick() {  # the pass whose median is nearest $1 ms and at least $2 ms
-  python3 - "$WORK/passes.tsv" "$1" "$2" <<'PY'
+pick() {  # the pass whose median is nearest $1 ms and at least $2 ms [and runs $3 times]
+  python3 - "$WORK/passes.tsv" "$1" "$2" "${3:-0}" <<'PY'
 import sys
 rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
-want, least = float(sys.argv[2]), float(sys.argv[3])
-rows = [r for r in rows if float(r[1]) >= least]
-print("\t".join(min(rows, key=lambda r: abs(float(r[1]) - want))))
+want, least, count = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+rows = [r for r in rows if float(r[1]) >= least and (count == 0 or int(r[2]) == count)]
+print("\t".join(min(rows, key=lambda r: abs(float(r[1]) - want))) if rows else "-\t0\t0")
 PY
 }
 IFS=$'\t' read -r LARGE LARGE_MS LARGE_N < <(pick 20 2)
 IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(pick 3 2)
+IFS=$'\t' read -r MODULE MODULE_MS MODULE_N < <(pick 3 2 1)
 IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
 
 # One gate; prints the flagged passes (';'-joined, '-' for none), whether
@@ -234,6 +239,13 @@ for c in $CONDITIONS; do
     neighbour) condition "A/A, neighbour half the runs" "$LARGE" 0 yes ;;
     large10) condition "+10% (floor 1 ms)" "$LARGE" 10 no ;;
     small10) condition "+10% (floor 0.1 ms)" "$SMALL" 10 no --floor-ms 0.1 ;;
+    module10)
+      if [[ "$MODULE" == - ]]; then
+        echo "calibrate: no pass of one execution per compile takes 2 ms or more" >&2
+      else
+        condition "+10% module (floor 0.1 ms)" "$MODULE" 10 no --floor-ms 0.1
+      fi
+      ;;
     large4.4) condition "+4.4% (floor 1 ms)" "$LARGE" 4.4 no ;;
     largest3) condition "+3% (floor 1 ms)" "$LARGEST" 3 no ;;
     *) echo "calibrate: unknown condition '$c'" >&2 && exit 2 ;;
