@@ -89,18 +89,10 @@ std::string quoted_list(const std::vector<std::string>& ids) {
 }  // namespace
 
 std::vector<StoredRun> pull(const PullSettings& settings) {
-  if (settings.urls.empty()) throw PullRefused("passtiming pull: --clickhouse URL is required");
-  for (const std::string& url : settings.urls) {
-    if (!url.starts_with("http://") && !url.starts_with("https://")) {
-      throw PullRefused(
-          fmt::format("passtiming pull: --clickhouse '{}': expected an http:// or https:// URL",
-                      redacted_url(url)));
-    }
-  }
-  if (!valid_table_name(settings.table)) {
-    throw PullRefused(fmt::format(
-        "passtiming pull: --table '{}': expected NAME or DATABASE.NAME (letters, digits, _)",
-        settings.table));
+  if (std::string problem =
+          server_settings_problem("passtiming pull", settings.urls, settings.table);
+      !problem.empty()) {
+    throw PullRefused(problem);
   }
   if (settings.runs.empty() && settings.where.empty() && settings.last == 0) {
     // The whole table is never what a base wants, and may be huge.

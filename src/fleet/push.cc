@@ -147,6 +147,22 @@ bool valid_table_name(std::string_view name) {
   return std::regex_match(name.begin(), name.end(), pattern);
 }
 
+std::string server_settings_problem(std::string_view command, const std::vector<std::string>& urls,
+                                    std::string_view table) {
+  if (urls.empty()) return fmt::format("{}: --clickhouse URL is required", command);
+  for (const std::string& url : urls) {
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+      return fmt::format("{}: --clickhouse '{}': expected an http:// or https:// URL", command,
+                         redacted_url(url));
+    }
+  }
+  if (!valid_table_name(table)) {
+    return fmt::format("{}: --table '{}': expected NAME or DATABASE.NAME (letters, digits, _)",
+                       command, table);
+  }
+  return {};
+}
+
 struct Pusher::State {
   PushSettings settings;
   std::vector<std::string> secrets;
@@ -609,18 +625,10 @@ struct Pusher::State {
 };
 
 Pusher::Pusher(PushSettings settings) {
-  if (settings.urls.empty()) throw PushRefused("passtiming push: no server URL given");
-  for (const std::string& url : settings.urls) {
-    if (!url.starts_with("http://") && !url.starts_with("https://")) {
-      throw PushRefused(
-          fmt::format("passtiming push: --clickhouse '{}': expected an http:// or https:// URL",
-                      redacted_url(url)));
-    }
-  }
-  if (!valid_table_name(settings.table)) {
-    throw PushRefused(fmt::format(
-        "passtiming push: --table '{}': expected NAME or DATABASE.NAME (letters, digits, _)",
-        settings.table));
+  if (std::string problem =
+          server_settings_problem("passtiming push", settings.urls, settings.table);
+      !problem.empty()) {
+    throw PushRefused(problem);
   }
   settings.batch_rows = std::max<std::size_t>(1, settings.batch_rows);
   settings.connections = std::max<std::size_t>(1, settings.connections);

@@ -182,15 +182,21 @@ def test_diff_gate_reads_a_pulled_base(clickhouse, passtiming_cli, stored, tmp_p
     assert [run_id(passtiming_cli, p) for p in pulled] == base_ids
     gate = run(passtiming_cli, "diff", "--gate", "--measure", "wall", "--format", "json",
                "--base", *pulled, "--new", *stored["new"])
-    # 0 or 1 (a slower machine moment is a verdict too), never bad input.
-    assert gate.returncode in (0, 1), gate.stderr
-    report = json.loads(gate.stdout)
-    assert report, gate.stdout
-    # The same verdict as the original files give.
+    # 0 or 1 (a slower machine moment is a verdict too); 2 only when 4 runs
+    # per side are too few for the passes this compile's timings leave to
+    # test (the gate's check of its power), never for reading the files.
+    assert gate.returncode in (0, 1, 2), gate.stderr
+    if gate.returncode == 2:
+        assert "so none could be flagged" in gate.stderr, gate.stderr
+    else:
+        assert json.loads(gate.stdout), gate.stdout
+    # The same verdict as the original files give, to the byte.
     direct = run(passtiming_cli, "diff", "--gate", "--measure", "wall", "--format", "json",
                  "--base", *stored["base"], "--new", *stored["new"])
     assert direct.returncode == gate.returncode, direct.stderr
-    assert json.loads(direct.stdout) == report
+    assert direct.stdout == gate.stdout
+    if gate.returncode == 2:
+        assert direct.stderr == gate.stderr
 
 
 def test_no_run_matched(clickhouse, passtiming_cli, stored, tmp_path):

@@ -137,4 +137,11 @@ class Pusher {
 /// DATABASE.NAME.
 bool valid_table_name(std::string_view name);
 
+/// What is wrong with a command's servers and table, or "" when nothing:
+/// no URL, a URL that is not http:// or https:// (shown redacted), a table
+/// that is not NAME or DATABASE.NAME. `command` begins the message
+/// ("passtiming push"). Push and pull refuse their settings by it.
+std::string server_settings_problem(std::string_view command, const std::vector<std::string>& urls,
+                                    std::string_view table);
+
 }  // namespace passtiming::fleet
