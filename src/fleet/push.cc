@@ -87,6 +87,11 @@ struct Chunk {
   std::size_t first = 0;
   std::size_t last = 0;
   std::vector<std::uint32_t> rows;
+
+  /// How many records the chunk sends.
+  std::size_t row_count() const { return rows.empty() ? last - first : rows.size(); }
+  /// Two chunks send the same rows as the same section of the same run.
+  bool operator==(const Chunk&) const = default;
 };
 
 /// How far a section of a profile got, for the message when a push stops.
@@ -111,14 +116,13 @@ struct GroupProfile {
 /// whenever (a retry, a body built ahead while the checks run).
 std::string pack_body(const std::vector<ProfileToPush>& profiles,
                       const std::vector<std::vector<FleetRun>>& runs, std::span<const Chunk> pack) {
-  auto rows_of = [](const Chunk& c) { return c.rows.empty() ? c.last - c.first : c.rows.size(); };
   std::size_t total = 0, done = 0;
-  for (const Chunk& chunk : pack) total += rows_of(chunk);
+  for (const Chunk& chunk : pack) total += chunk.row_count();
   std::string body;
   for (const Chunk& chunk : pack) {
     const Profile& profile = profiles[chunk.profile].profile;
     TsvRowWriter writer(profile, runs[chunk.profile][chunk.run].identity);
-    const std::size_t n = rows_of(chunk);
+    const std::size_t n = chunk.row_count();
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = chunk.rows.empty() ? chunk.first + k : chunk.rows[k];
       writer.append(body, chunk.index, i, chunk.number);
@@ -131,13 +135,6 @@ std::string pack_body(const std::vector<ProfileToPush>& profiles,
     done += n;
   }
   return body;
-}
-
-bool same_chunks(const std::vector<Chunk>& a, const std::vector<Chunk>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Chunk& x, const Chunk& y) {
-    return x.profile == y.profile && x.run == y.run && x.index == y.index && x.number == y.number &&
-           x.chunk == y.chunk && x.first == y.first && x.last == y.last && x.rows == y.rows;
-  });
 }
 
 }  // namespace
@@ -568,9 +565,7 @@ struct Pusher::State {
                    const std::vector<std::vector<FleetRun>>& runs, std::span<const Chunk> pack,
                    const std::string& id, const std::string& body) {
     std::uint64_t rows = 0;
-    for (const Chunk& chunk : pack) {
-      rows += chunk.rows.empty() ? chunk.last - chunk.first : chunk.rows.size();
-    }
+    for (const Chunk& chunk : pack) rows += chunk.row_count();
     std::vector<std::pair<std::string, std::string>> pack_settings = {
         {"max_insert_block_size", std::to_string(std::max<std::uint64_t>(rows, 1))},
         {"insert_deduplicate", "1"}};
@@ -590,7 +585,7 @@ struct Pusher::State {
     if (reply.ok()) {
       std::lock_guard lock(mutex);
       for (const Chunk& chunk : pack) {
-        const std::size_t n = chunk.rows.empty() ? chunk.last - chunk.first : chunk.rows.size();
+        const std::size_t n = chunk.row_count();
         if (SectionProgress* p = progress_of(chunk)) p->stored += n;
         rows_inserted += n;
       }
@@ -833,14 +828,13 @@ void sort_claimed(std::vector<Chunk>& chunks, const std::vector<std::vector<Flee
 /// rows, fewer parts.
 Packs pack_ranges(const Pusher::State& s, const std::vector<Chunk>& chunks) {
   Packs packs;
-  auto rows_of = [](const Chunk& c) { return c.rows.empty() ? c.last - c.first : c.rows.size(); };
   for (std::size_t i = 0; i < chunks.size();) {
     std::size_t j = i, rows = 0;
     do {
-      rows += rows_of(chunks[j]);
+      rows += chunks[j].row_count();
       ++j;
     } while (s.packing() && j < chunks.size() &&
-             rows + rows_of(chunks[j]) <= s.settings.batch_rows);
+             rows + chunks[j].row_count() <= s.settings.batch_rows);
     packs.emplace_back(i, j);
     i = j;
   }
@@ -992,8 +986,7 @@ void send_round(Pusher::State& s, std::vector<ProfileToPush>& profiles,
   if (s.claims) sort_claimed(chunks, runs);
   const Packs packs = pack_ranges(s, chunks);
   // The bodies built ahead are this plan's when its chunks are the guess's.
-  const std::size_t built =
-      ahead != nullptr && same_chunks(chunks, ahead->chunks) ? ahead->bodies.size() : 0;
+  const std::size_t built = ahead != nullptr && chunks == ahead->chunks ? ahead->bodies.size() : 0;
 
   // The INSERTs, `connections` at a time, each worker on servers of its
   // own; the first failure stops the others after their current INSERT.
