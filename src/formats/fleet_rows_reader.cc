@@ -140,16 +140,8 @@ class Row {
   /// An integer from `low` to `high`, a JSON number or a quoted decimal
   /// (ClickHouse's default for 64-bit integers).
   std::int64_t integer(std::string_view name, std::int64_t low, std::int64_t high) const {
-    const dom::element value = column(name);
     std::int64_t n = 0;
-    bool ok = false;
-    if (std::string_view text; !value.get(text)) {
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
-      ok = error == std::errc() && end == text.data() + text.size() && !text.empty();
-    } else if (value.is_int64()) {
-      ok = !value.get(n);
-    }
-    if (!ok || n < low || n > high) {
+    if (!number(name, n) || n < low || n > high) {
       fail(fmt::format("column '{}' must be an integer from {} to {}", name, low, high));
     }
     return n;
@@ -157,20 +149,25 @@ class Row {
 
   /// An unsigned 64-bit key (`thread`), numbers or quoted.
   std::uint64_t key(std::string_view name) const {
-    const dom::element value = column(name);
     std::uint64_t n = 0;
-    bool ok = false;
-    if (std::string_view text; !value.get(text)) {
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
-      ok = error == std::errc() && end == text.data() + text.size() && !text.empty();
-    } else {
-      ok = !value.get(n);
-    }
-    if (!ok) fail(fmt::format("column '{}' must be an integer from 0 to 2^64-1", name));
+    if (!number(name, n))
+      fail(fmt::format("column '{}' must be an integer from 0 to 2^64-1", name));
     return n;
   }
 
  private:
+  /// Column `name` into `n`, from a JSON number or a quoted decimal; false
+  /// when it is neither or does not fit `T`.
+  template <typename T>
+  bool number(std::string_view name, T& n) const {
+    const dom::element value = column(name);
+    if (std::string_view text; !value.get(text)) {
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+      return error == std::errc() && end == text.data() + text.size() && !text.empty();
+    }
+    return !value.get(n);
+  }
+
   dom::object object_;
   std::string_view source_;
   std::size_t line_;

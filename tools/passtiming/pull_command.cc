@@ -19,6 +19,7 @@
 #include "passtiming/fleet/pull.h"
 #include "passtiming/formats/fleet.h"
 #include "passtiming/formats/profile_json.h"
+#include "passtiming/recorder/path_pattern.h"
 #include "profile_inputs.h"
 
 namespace passtiming::cli {
@@ -46,30 +47,25 @@ std::string file_safe(std::string_view id) {
   return out;
 }
 
-/// `pattern` with %r (the run's index, from 1), %i (its id) and %% expanded.
-/// Throws ConfigError for another %.
-std::string expand(std::string_view pattern, std::size_t index, std::string_view id) {
-  std::string out;
+/// Throws ConfigError for a % of `pattern` that is not %r, %i or %%: the
+/// file names of pull are the pattern's alone.
+void check_pattern(std::string_view pattern) {
   for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%') {
-      out += pattern[i];
-      continue;
-    }
+    if (pattern[i] != '%') continue;
     const char next = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
-    if (next == 'r') {
-      out += std::to_string(index);
-    } else if (next == 'i') {
-      out += file_safe(id);
-    } else if (next == '%') {
-      out += '%';
-    } else {
+    if (next != 'r' && next != 'i' && next != '%') {
       throw ConfigError(fmt::format(
           "-o '{}': '%{}' is not a pattern (%r: the run's index from 1, %i: its id, %%: a %)",
           pattern, next == '\0' ? std::string() : std::string(1, next)));
     }
     ++i;
   }
-  return out;
+}
+
+/// `pattern` (check_pattern) with %r (the run's index, from 1), %i (its id,
+/// file_safe) and %% expanded.
+std::string expand(std::string_view pattern, std::size_t index, std::string_view id) {
+  return expand_placeholders(pattern, {{'r', std::to_string(index)}, {'i', file_safe(id)}});
 }
 
 int pull(const Options& options) {
@@ -92,7 +88,7 @@ int pull(const Options& options) {
   std::vector<std::string> paths;
   try {
     // The pattern is checked before the server is asked.
-    expand(options.output, 1, "");
+    check_pattern(options.output);
     runs = fleet::pull(settings);
     std::set<std::string> taken;
     for (std::size_t i = 0; i < runs.size(); ++i) {
