@@ -28,14 +28,13 @@ std::unordered_map<std::string, double> measure_by_group(const Profile& profile,
   return sums;
 }
 
-namespace {
-
-/// Calls `visit(section, index, name)` for every record of `profile` with
-/// its execution's name (measure_by_execution), in each section's order.
-template <typename Visit>
-void for_each_execution(const Profile& profile, Visit&& visit) {
+std::unordered_map<std::string, std::unordered_map<std::string, double>> measure_by_execution(
+    const Profile& profile, GroupBy by, Measure measure,
+    std::unordered_map<std::string, double>* starts) {
+  std::unordered_map<std::string, std::unordered_map<std::string, double>> out;
   for (std::size_t section = 0; section < profile.sections.size(); ++section) {
     const Section& s = profile.sections[section];
+    const std::vector<std::optional<double>> self = section_self_measures(s, measure);
     // Executions so far of each pass on each unit in this section.
     std::map<std::pair<NameId, NameId>, std::uint32_t> seen;
     // By position, not by context: a side that writes another output file
@@ -50,33 +49,10 @@ void for_each_execution(const Profile& profile, Visit&& visit) {
       name += s.kernel_of(r);
       name += '\x1f';
       name += std::to_string(occurrence);
-      visit(s, i, std::move(name));
+      if (starts) starts->emplace(name, static_cast<double>(r.start_ns));
+      out[group_key_text(s, r, by, {})][std::move(name)] += self[i] ? *self[i] : 0.0;
     }
   }
-}
-
-}  // namespace
-
-std::unordered_map<std::string, std::unordered_map<std::string, double>> measure_by_execution(
-    const Profile& profile, GroupBy by, Measure measure) {
-  std::unordered_map<std::string, std::unordered_map<std::string, double>> out;
-  const Section* measured = nullptr;
-  std::vector<std::optional<double>> self;
-  for_each_execution(profile, [&](const Section& s, std::size_t i, std::string&& name) {
-    if (measured != &s) {
-      self = section_self_measures(s, measure);
-      measured = &s;
-    }
-    out[group_key_text(s, s.records[i], by, {})][std::move(name)] += self[i] ? *self[i] : 0.0;
-  });
-  return out;
-}
-
-std::unordered_map<std::string, double> execution_starts(const Profile& profile) {
-  std::unordered_map<std::string, double> out;
-  for_each_execution(profile, [&](const Section& s, std::size_t i, std::string&& name) {
-    out.emplace(std::move(name), static_cast<double>(s.records[i].start_ns));
-  });
   return out;
 }
 

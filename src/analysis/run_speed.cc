@@ -89,8 +89,9 @@ std::vector<double> RunSpeeds::of(const std::string& group, std::string_view exe
   const std::size_t own = id == group_ids_.end() ? groups_.size() : id->second;
   std::vector<double> speeds = whole;
   std::vector<double> ratios;
+  const std::string name(execution);
   for (std::size_t r = 0; r < runs_; ++r) {
-    const auto start = starts_[r].find(std::string(execution));
+    const auto start = starts_[r].find(name);
     if (start == starts_[r].end()) continue;
     // Outwards from the execution's start, the nearer side first (the
     // earlier on a tie), skipping the group's own executions.

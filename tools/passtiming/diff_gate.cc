@@ -96,8 +96,8 @@ SideRuns executions_of(const std::vector<std::string>& paths, GroupBy by, Measur
   side.executions.reserve(paths.size());
   side.starts.reserve(paths.size());
   for_each_profile(paths, [&](Profile&& profile) {
-    side.executions.push_back(measure_by_execution(profile, by, measure));
-    side.starts.push_back(execution_starts(profile));
+    side.executions.push_back(
+        measure_by_execution(profile, by, measure, &side.starts.emplace_back()));
   });
   return side;
 }

@@ -34,13 +34,12 @@ std::unordered_map<std::string, double> measure_by_group(const Profile& profile,
 /// and how many executions of that pass on that unit came before it in the
 /// section, joined by U+001F. The matched
 /// statistic of the gate (matched_statistic.h) matches executions by it. A
-/// record whose metric was not measured counts 0.
+/// record whose metric was not measured counts 0. With `starts`, also each
+/// execution's start by the same names (its record's start_ns, the clock
+/// of the profile): where in the run it ran, for the speed of the moment
+/// (run_speed.h's RunStarts), named in the same walk.
 std::unordered_map<std::string, std::unordered_map<std::string, double>> measure_by_execution(
-    const Profile& profile, GroupBy by, Measure measure);
-
-/// Each execution's start in `profile` (its record's start_ns, the clock of
-/// the profile), by the names of measure_by_execution: where in the run it
-/// ran, for the speed of the moment (run_speed.h's RunStarts).
-std::unordered_map<std::string, double> execution_starts(const Profile& profile);
+    const Profile& profile, GroupBy by, Measure measure,
+    std::unordered_map<std::string, double>* starts = nullptr);
 
 }  // namespace passtiming

@@ -29,7 +29,7 @@ namespace passtiming {
 using RunExecutions = std::unordered_map<std::string, std::unordered_map<std::string, double>>;
 
 /// When each execution of one run began, by the names of RunExecutions: the
-/// clock value of its record's start (gate_measure.h's execution_starts), in
+/// clock value of its record's start (gate_measure.h's measure_by_execution), in
 /// any unit, the same for every execution of the run.
 using RunStarts = std::unordered_map<std::string, double>;
 
