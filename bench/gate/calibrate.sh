@@ -20,10 +20,13 @@
 #                       and at least 2 ms, with --floor-ms 0.1
 #   +4.4% LARGE         under the threshold of 5 %: gates flagging it
 #   +3% LARGEST         under the threshold: the pass with the largest median
-# and for each: how many gates flagged the target, any other pass, a drift,
+# and for each: how many gates flagged the target, how many neither flagged
+# it nor named it too noisy to judge (silent), any other pass, a drift,
 # how many flagged the target when the same runs are judged by the other
 # statistic (`passtiming diff --gate --statistic`: runs when STATISTIC is
-# matched, and the other way round), and the range of the 1-minute load
+# matched, and the other way round), the median over its gates of the
+# target's detectable change (the change the gate flags 19 times in 20 with
+# these runs, by its own estimate), and the range of the 1-minute load
 # average over its gates.
 # The slowdown is the spin plugin's PASSTIMING_SPIN_PCT: after each execution
 # of the pass, a spin of thread CPU time of the percentage of that
@@ -143,8 +146,10 @@ IFS=$'\t' read -r MODULE MODULE_MS MODULE_N < <(pick 3 2 1)
 IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
 
 # One gate; prints the flagged passes (';'-joined, '-' for none), whether
-# it flagged a drift, the target's measured relative change in %, and the
-# passes flagged when the same runs are judged by the other statistic.
+# it flagged a drift, the target's measured relative change in %, the
+# passes flagged when the same runs are judged by the other statistic,
+# whether the verdict named the target too noisy to judge, and the target's
+# detectable change in % (docs/gate.md#too-noisy-to-judge).
 gate() {  # target percent [flags...]
   local target="$1" percent="$2"
   shift 2
@@ -174,8 +179,10 @@ flagged = [r["key"] for r in v["rows"] if r["status"] == "regression"]
 row = next((r for r in v["rows"] if r["key"] == sys.argv[2]), None)
 change = (row["new_compared"] / row["base_compared"] - 1) * 100 if row and row["base_compared"] else float("nan")
 other = [r["key"] for r in json.load(open(sys.argv[3]))["rows"] if r["status"] == "regression"]
+named = sys.argv[2] in v["too_noisy"]
+detectable = row["detectable_pct"] if row and row["detectable_pct"] is not None else float("nan")
 print("\t".join([";".join(flagged) or "-", str(v["drift"]["flagged"]).lower(), f"{change:+.1f}",
-                 ";".join(other) or "-"]))
+                 ";".join(other) or "-", str(named).lower(), f"{detectable:.1f}"]))
 PY
 }
 
@@ -194,12 +201,12 @@ neighbour_for_half() {
 condition() {  # label target percent neighbour [flags...]
   local label="$1" target="$2" pct="$3" neighbour="$4"
   shift 4
-  local ms hits=0 others=0 drifts=0 other_hits=0 changes="" loads=""
+  local ms hits=0 others=0 drifts=0 other_hits=0 silent=0 changes="" loads="" detectables=""
   ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/passes.tsv")"
   for ((try = 1; try <= TRIES; try++)); do
     rm -rf "$WORK/runs"
     [[ "$neighbour" == yes ]] && neighbour_for_half
-    IFS=$'\t' read -r flagged drift change other_flagged < <(gate "$target" "$pct" "$@")
+    IFS=$'\t' read -r flagged drift change other_flagged named detectable < <(gate "$target" "$pct" "$@")
     if [[ "$neighbour" == yes ]]; then
       kill "$NEIGHBOUR_PID" 2>/dev/null || true
       # These two only: a bare wait would wait for the busy loops too.
@@ -207,8 +214,13 @@ condition() {  # label target percent neighbour [flags...]
       NEIGHBOUR_PID=""
     fi
     changes+="$change "
+    detectables+="$detectable "
     loads+="$(cut -d' ' -f1 /proc/loadavg) "
-    [[ ";$flagged;" == *";$target;"* ]] && hits=$((hits + 1))
+    if [[ ";$flagged;" == *";$target;"* ]]; then
+      hits=$((hits + 1))
+    elif [[ "$named" != true ]]; then
+      silent=$((silent + 1))
+    fi
     [[ ";$other_flagged;" == *";$target;"* ]] && other_hits=$((other_hits + 1))
     IFS=';' read -r -a names <<<"$flagged"
     for pass in "${names[@]}"; do
@@ -219,11 +231,13 @@ condition() {  # label target percent neighbour [flags...]
     done
     [[ "$drift" == true ]] && drifts=$((drifts + 1))
   done
-  local load_range
+  local load_range detectable_median
   load_range="$(tr ' ' '\n' <<<"$loads" | sort -g | sed '/^$/d' | sed -n '1p;$p' | paste -sd-)"
-  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %9s  %s\n' "$label" "$target" "$ms" \
-    "$hits" "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" "$other_hits" "$TRIES" "$load_range" \
-    "$changes"
+  detectable_median="$(tr ' ' '\n' <<<"$detectables" | sed '/^$/d' | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%+.1f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')"
+  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %10s %9s  %s\n' "$label" \
+    "$target" "$ms" "$hits" "$TRIES" "$silent" "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" \
+    "$other_hits" "$TRIES" "$detectable_median" "$load_range" "$changes"
 }
 
 echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, $DESCRIBED;" \
@@ -231,8 +245,9 @@ echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, $DESCRIBED;" \
   "statistic $STATISTIC;" \
   "$TRIES gates per condition; $LOAD busy loops; load average $(cut -d' ' -f1-3 /proc/loadavg)" \
   "at the start"
-printf '%-28s %-22s %8s %11s %11s %11s %11s %9s  %s\n' "condition" "pass" "ms" "flagged" \
-  "others" "drift" "other stat" "load" "measured change of the pass per gate (%)"
+printf '%-28s %-22s %8s %11s %11s %11s %11s %11s %10s %9s  %s\n' "condition" "pass" "ms" \
+  "flagged" "silent" "others" "drift" "other stat" "detectable" "load" \
+  "measured change of the pass per gate (%)"
 for c in $CONDITIONS; do
   case "$c" in
     aa) condition "A/A" "$LARGE" 0 no ;;

@@ -198,6 +198,29 @@ bool divide_by_speeds(MatchedRuns& runs, const std::string& key,
   return true;
 }
 
+/// Each run's typical ratio over the executions of `runs`: the geometric
+/// mean, over the executions above 0 in every run, of the execution's value
+/// there over its geometric mean in all runs. It is what the matched test
+/// compares, every execution weighing alike (on a log scale instead of
+/// ranks), and so its spread is the one that tells that test's power, which
+/// the spread of the runs' sums, moved by the few largest executions,
+/// overstates. Empty when no execution is above 0 in every run.
+std::vector<double> typical_ratios(const MatchedRuns& runs, std::size_t n_runs) {
+  std::vector<double> logs(n_runs, 0.0);
+  std::size_t counted = 0;
+  for (const std::vector<double>& row : runs.values) {
+    if (!std::all_of(row.begin(), row.end(), [](double v) { return v > 0; })) continue;
+    double mean = 0;
+    for (const double v : row) mean += std::log(v);
+    mean /= static_cast<double>(n_runs);
+    for (std::size_t r = 0; r < n_runs; ++r) logs[r] += std::log(row[r]) - mean;
+    ++counted;
+  }
+  if (counted == 0) return {};
+  for (double& v : logs) v = std::exp(v / static_cast<double>(counted));
+  return logs;
+}
+
 /// Each run's sum over the executions of `runs`: its value of the group.
 std::vector<double> run_sums(const MatchedRuns& runs, std::size_t n_runs) {
   std::vector<double> sums(n_runs, 0.0);
@@ -283,6 +306,17 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
     }
     row.base_compared = median_of(base_relative);
     row.new_compared = median_of(new_relative);
+  }
+  if (row.tested && executions) {
+    const std::vector<double> typical =
+        typical_ratios(runs, base_values.size() + new_values.size());
+    if (!typical.empty()) {
+      const auto split = typical.begin() + static_cast<std::ptrdiff_t>(base_values.size());
+      row.spread = pooled_log_spread(std::vector<double>(typical.begin(), split),
+                                     std::vector<double>(split, typical.end()));
+    }
+  } else if (row.tested) {
+    row.spread = pooled_log_spread(base_relative, new_relative);
   }
   row.base_median = median_of(base_values);
   row.new_median = median_of(new_values);
@@ -383,6 +417,22 @@ void flag_regressions(GateResult& result, const std::vector<std::size_t>& tested
   result.tested = tested_rows.size();
 }
 
+/// Each tested row's detectable change and the runs that a change of twice
+/// the threshold needs, at Holm's strictest level over `result.tested`
+/// groups (a one-sided level; two-sided, half of it on each side).
+void estimate_power(GateResult& result, const GateSettings& settings) {
+  double level = settings.alpha / static_cast<double>(std::max<std::size_t>(1, result.tested));
+  if (settings.alternative != Alternative::greater) level /= 2;
+  const double twice = 1 + 2 * settings.threshold_pct / 100;
+  for (GateRow& row : result.rows) {
+    if (!row.tested || !row.spread || !(row.base_compared > 0)) continue;
+    const double boundary = grown_by_threshold(row.base_compared, settings) / row.base_compared;
+    row.detectable_pct =
+        detectable_change_pct(*row.spread, result.base_runs, result.new_runs, level, boundary);
+    row.runs_for_twice_threshold = runs_to_detect(twice, *row.spread, level, boundary);
+  }
+}
+
 /// Regressions first, then every other row; each part by delta, largest
 /// first, ties by key.
 void sort_rows(std::vector<GateRow>& rows) {
@@ -405,6 +455,11 @@ std::string_view gate_status_name(GateStatus status) {
     case GateStatus::vanished: return "vanished";
   }
   return "ok";
+}
+
+bool too_noisy_to_judge(const GateRow& row, const GateSettings& settings) {
+  return row.tested && row.status != GateStatus::regression && row.detectable_pct &&
+         *row.detectable_pct > 2 * settings.threshold_pct;
 }
 
 std::optional<double> GateRow::ratio() const {
@@ -466,6 +521,7 @@ GateResult evaluate(const Side& base, const Side& next, const GateSettings& sett
     result.rows.push_back(std::move(row));
   }
   flag_regressions(result, tested_rows, p_values, settings.alpha);
+  estimate_power(result, settings);
   if (result.geomean_groups > 0) {
     result.geomean_ratio = std::exp(log_ratio_sum / static_cast<double>(result.geomean_groups));
   }

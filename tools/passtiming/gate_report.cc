@@ -150,6 +150,40 @@ std::vector<const GateRow*> rows_with(const GateResult& r, GateStatus status) {
   return out;
 }
 
+/// How many of the groups too noisy to judge the text and Markdown name.
+constexpr std::size_t kNoisyShown = 10;
+
+/// The groups too noisy to judge (too_noisy_to_judge), the largest first.
+std::vector<const GateRow*> noisy_rows(const GateResult& r, const GateSettings& settings) {
+  std::vector<const GateRow*> out;
+  for (const GateRow& row : r.rows) {
+    if (too_noisy_to_judge(row, settings)) out.push_back(&row);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const GateRow* a, const GateRow* b) {
+    return a->base_compared > b->base_compared;
+  });
+  return out;
+}
+
+/// One noisy group's figures: "detectable +38.6%, about 240 runs per side
+/// for +10%".
+std::string noisy_text(const GateRow& row, const GateSettings& settings) {
+  std::string text = fmt::format("detectable {:+.1f}%", *row.detectable_pct);
+  if (row.runs_for_twice_threshold) {
+    text += fmt::format(", about {} runs per side for +{:g}%", *row.runs_for_twice_threshold,
+                        2 * settings.threshold_pct);
+  }
+  return text;
+}
+
+/// The sentence before the noisy groups' list.
+std::string noisy_heading(std::size_t count, const GateReportContext& c) {
+  return fmt::format(
+      "Too noisy to judge with these runs, {}: a change of +{:g}% (twice the threshold) "
+      "would be flagged with less than 95% chance",
+      plural(count, group_by_name(c.by)), 2 * c.settings.threshold_pct);
+}
+
 /// A Markdown code span of `key` that survives a table cell: a pipe is
 /// escaped (GitHub splits cells on it even inside code), a backquote would
 /// end the span and becomes a quote.
@@ -236,12 +270,15 @@ void append_rows_json(std::string& out, const GateResult& r) {
         "\"ratio\":{},\"relative\":{},\"base_compared\":{},"
         "\"new_compared\":{},\"tested\":{},\"u\":{},"
         "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
-        "\"above_floor\":{}}}",
+        "\"above_floor\":{},\"spread\":{},\"detectable_pct\":{},"
+        "\"runs_for_twice_threshold\":{}}}",
         gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
         optional_number(row.ratio()), row.relative, row.base_compared, row.new_compared, row.tested,
         row.tested && r.statistic == GateStatistic::runs ? fmt::format("{}", row.u_new) : "null",
         optional_number(row.p_value), optional_number(row.p_holm), row.exact, row.above_threshold,
-        row.above_floor);
+        row.above_floor, optional_number(row.spread), optional_number(row.detectable_pct),
+        row.runs_for_twice_threshold ? fmt::format("{}", *row.runs_for_twice_threshold)
+                                     : std::string("null"));
   }
 }
 
@@ -305,6 +342,16 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
                    gate_status_name(row.status));
   }
   fmt::format_to(it, "{}\n", std::string(rule, '-'));
+  const std::vector<const GateRow*> noisy = noisy_rows(r, c.settings);
+  if (!noisy.empty()) fmt::format_to(it, "{}:\n", noisy_heading(noisy.size(), c));
+  for (std::size_t i = 0; i < noisy.size() && i < kNoisyShown; ++i) {
+    fmt::format_to(it, "  {}: {}\n",
+                   noisy[i]->key.empty() ? "<none>" : escape_for_terminal(noisy[i]->key),
+                   noisy_text(*noisy[i], c.settings));
+  }
+  if (noisy.size() > kNoisyShown) {
+    fmt::format_to(it, "  and {} more (--format json lists them)\n", noisy.size() - kNoisyShown);
+  }
   fmt::format_to(it, "Geometric mean of new/base: {}\n", geomean_text(r, c.by));
   fmt::format_to(it, "Verdict: {}\n{}\n", full_verdict_text(r, c), std::string(rule, '='));
   if (c.phases) out += phase_text(*c.phases, c);
@@ -341,6 +388,12 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
   for (std::size_t i = 0; i < c.warnings.size(); ++i) {
     if (i) out += ',';
     append_json_string(out, c.warnings[i]);
+  }
+  out += "],\"too_noisy\":[";
+  const std::vector<const GateRow*> noisy = noisy_rows(r, c.settings);
+  for (std::size_t i = 0; i < noisy.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, noisy[i]->key);
   }
   out += "],";
   for (const GateStatus status : {GateStatus::appeared, GateStatus::vanished}) {
@@ -423,6 +476,16 @@ std::string render_gate_markdown(const GateResult& r, const GateReportContext& c
     }
     out += "\n";
   }
+  const std::vector<const GateRow*> noisy = noisy_rows(r, c.settings);
+  if (!noisy.empty()) fmt::format_to(it, "\n{}: ", noisy_heading(noisy.size(), c));
+  for (std::size_t i = 0; i < noisy.size() && i < kNoisyShown; ++i) {
+    fmt::format_to(it, "{}{} ({})", i ? ", " : "", markdown_key(noisy[i]->key),
+                   noisy_text(*noisy[i], c.settings));
+  }
+  if (noisy.size() > kNoisyShown) {
+    fmt::format_to(it, ", and {} more", noisy.size() - kNoisyShown);
+  }
+  if (!noisy.empty()) out += ".\n";
   if (c.phases) out += phase_markdown(*c.phases);
   return out;
 }

@@ -48,6 +48,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "passtiming/analysis/gate_power.h"
 #include "passtiming/analysis/matched_statistic.h"
 #include "passtiming/analysis/rank_test.h"
 #include "passtiming/analysis/run_speed.h"
@@ -133,7 +134,26 @@ struct GateRow {
   double new_compared = 0;
   bool above_threshold = false;  ///< new_compared exceeds base_compared by more than threshold_pct
   bool above_floor = false;      ///< ... and by more than floor
+  /// For a tested group: the log spread of the values compared, pooled over
+  /// the sides (pooled_log_spread; the runs' sums of the executions divided
+  /// by their speeds with the matched statistic); nullopt when a value is
+  /// not positive or a side has fewer than 3 runs.
+  std::optional<double> spread;
+  /// The smallest change, in percent of base_compared, that the test flags
+  /// with 95 % chance with these runs, at Holm's strictest level alpha /
+  /// tested (detectable_change_pct); nullopt without a spread.
+  std::optional<double> detectable_pct;
+  /// The runs per side with which a change of twice the threshold would be
+  /// flagged with 95 % chance (runs_to_detect); nullopt without a spread,
+  /// or when the floor is above twice the threshold of base_compared.
+  std::optional<std::size_t> runs_for_twice_threshold;
 };
+
+/// Whether `row` is a tested group, not flagged, whose runs spread too much
+/// for the gate to see a change of twice the threshold (its detectable
+/// change is larger): its "ok" is not evidence that it did not regress, and
+/// the verdict says so.
+bool too_noisy_to_judge(const GateRow& row, const GateSettings& settings);
 
 struct GateResult {
   /// Regressions first, then every other group; each part by delta, largest
