@@ -15,12 +15,20 @@
 //
 // With PASSTIMING_SPIN_PCT=P instead of PASSTIMING_SPIN_US, each execution
 // of the pass is made P percent slower than it was in that very compile:
-// after the pass, the plugin spins P percent of the thread CPU time the
-// execution took, less the passes nested in it (the self time passtiming
-// records). The slowdown is then a true P percent whatever the machine's
-// speed at that moment, which a fixed spin, set from another compile, is
-// not. Its after-pass callback goes in front of the others, passtiming's
-// included, so the spin falls inside the pass's measured interval.
+// after the pass, the plugin spins P percent of the time the execution
+// took, less the passes nested in it (the self time passtiming records).
+// The slowdown is then a true P percent whatever the machine's speed at
+// that moment, which a fixed spin, set from another compile, is not. Its
+// after-pass callback goes in front of the others, passtiming's included,
+// so the spin falls inside the pass's measured interval. This mode frames
+// the passes and spins on the monotonic clock, which the vDSO reads
+// without entering the kernel: the thread CPU clock is a system call,
+// thousands of which in a spin would also slow the passes after it (the
+// kernel's entries and exits cost them their caches and predictors), and
+// four of which around every pass would add to the recorded time of its
+// smallest executions a cost the spin does not grow. At the gate's
+// priority (nice -20) a pass is seldom preempted, so its wall time is its
+// CPU time.
 //
 // With PASSTIMING_SPIN_US=fail, the named pass stops the compile instead,
 // with a fatal error as a failing LLVM pass does (`error in backend`): the
@@ -41,17 +49,26 @@
 
 namespace {
 
+/// The thread's CPU time: a system call on Linux (the vDSO has no thread
+/// clocks), for the fixed spin only.
 std::int64_t thread_cpu_ns() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-void spin_for(std::int64_t ns) {
-  const std::int64_t end = thread_cpu_ns() + ns;
-  // Each iteration reads the clock: a cheap vDSO call, and the spin stays
-  // within a microsecond of the asked time.
-  while (thread_cpu_ns() < end) {
+/// The monotonic clock, read in user space through the vDSO.
+std::int64_t monotonic_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+/// Spins `ns` nanoseconds of the clock `now`.
+template <typename Clock>
+void spin_for(std::int64_t ns, Clock now) {
+  const std::int64_t end = now() + ns;
+  while (now() < end) {
   }
 }
 
@@ -62,12 +79,12 @@ struct Frame {
   std::int64_t nested = 0;
 };
 
-/// Ends the innermost pass; returns its self CPU time (0 when unbalanced).
+/// Ends the innermost pass; returns its self time (0 when unbalanced).
 std::int64_t pop_frame(std::vector<Frame>& frames) {
   if (frames.empty()) return 0;
   const Frame frame = frames.back();
   frames.pop_back();
-  const std::int64_t elapsed = thread_cpu_ns() - frame.start;
+  const std::int64_t elapsed = monotonic_ns() - frame.start;
   if (!frames.empty()) frames.back().nested += elapsed;
   return elapsed - frame.nested;
 }
@@ -78,12 +95,12 @@ void register_proportional(llvm::PassInstrumentationCallbacks& callbacks, std::s
                            double percent) {
   auto frames = std::make_shared<std::vector<Frame>>();
   callbacks.registerBeforeNonSkippedPassCallback(
-      [frames](llvm::StringRef, llvm::Any) { frames->push_back({thread_cpu_ns(), 0}); });
+      [frames](llvm::StringRef, llvm::Any) { frames->push_back({monotonic_ns(), 0}); });
   const auto end = [frames, name, percent](llvm::StringRef id) {
     const std::int64_t self = pop_frame(*frames);
     if (id != name || self <= 0) return;
     const auto extra = static_cast<std::int64_t>(static_cast<double>(self) * percent / 100);
-    spin_for(extra);
+    spin_for(extra, monotonic_ns);
     // The spin is the pass's own time: its parent's nested time grows too.
     if (!frames->empty()) frames->back().nested += extra;
   };
@@ -124,7 +141,7 @@ void register_spin(llvm::PassBuilder& builder) {
   // the same callback (a string comparison per pass) as its slowed side.
   callbacks->registerBeforeNonSkippedPassCallback(
       [name = std::string(pass), ns](llvm::StringRef id, llvm::Any) {
-        if (ns > 0 && id == name) spin_for(ns);
+        if (ns > 0 && id == name) spin_for(ns, thread_cpu_ns);
       });
 }
 
