@@ -10,14 +10,23 @@
 namespace passtiming {
 namespace {
 
-/// The factor of the rank test's standard error over a t test's: it needs
-/// pi/3 times the runs for the same power on normal data.
-constexpr double kRankEfficiency = 3 / std::numbers::pi;
+/// The runs' efficiency against a mean's on normal data: the rank test
+/// needs pi/3 times the runs of a t test for the same power, a median pi/2
+/// times those of a mean for the same variance.
+double efficiency(PowerOf of) {
+  return of == PowerOf::rank_test ? 3 / std::numbers::pi : 2 / std::numbers::pi;
+}
 
-/// (z(1 - level) + z(power)): the distance, in standard errors, between the
-/// null boundary and a change flagged with that power.
-double z_distance(double level) {
-  return normal_quantile(1 - level) + normal_quantile(kGatePower);
+/// The distance, in standard errors, between the null boundary and a
+/// change that `of` holds for with kGatePower: z(1 - level) + z(power) for
+/// the test, z(power) for a growth of medians.
+double z_distance(double level, PowerOf of) {
+  const double power = normal_quantile(kGatePower);
+  return of == PowerOf::rank_test ? normal_quantile(1 - level) + power : power;
+}
+
+bool level_valid(double level, PowerOf of) {
+  return of == PowerOf::median_growth || (level > 0 && level < 1);
 }
 
 }  // namespace
@@ -63,22 +72,22 @@ std::optional<double> pooled_log_spread(std::span<const double> base,
 }
 
 std::optional<double> detectable_change_pct(double spread, std::size_t n_base, std::size_t n_new,
-                                            double level, double boundary) {
-  if (n_base == 0 || n_new == 0 || !(level > 0 && level < 1) || !(boundary > 0)) {
+                                            double level, double boundary, PowerOf of) {
+  if (n_base == 0 || n_new == 0 || !level_valid(level, of) || !(boundary > 0)) {
     return std::nullopt;
   }
   const double error =
       spread * std::sqrt((1.0 / static_cast<double>(n_base) + 1.0 / static_cast<double>(n_new)) /
-                         kRankEfficiency);
-  return (boundary * std::exp(z_distance(level) * error) - 1) * 100;
+                         efficiency(of));
+  return (boundary * std::exp(z_distance(level, of) * error) - 1) * 100;
 }
 
 std::optional<std::size_t> runs_to_detect(double ratio, double spread, double level,
-                                          double boundary, std::size_t limit) {
-  if (!(boundary > 0) || !(ratio > boundary) || !(level > 0 && level < 1)) return std::nullopt;
+                                          double boundary, PowerOf of, std::size_t limit) {
+  if (!(boundary > 0) || !(ratio > boundary) || !level_valid(level, of)) return std::nullopt;
   // ln(ratio / boundary) >= z * spread * sqrt(2 / (n * efficiency)).
-  const double margin = std::log(ratio / boundary) / z_distance(level);
-  const double runs = 2 * spread * spread / (margin * margin * kRankEfficiency);
+  const double margin = std::log(ratio / boundary) / z_distance(level, of);
+  const double runs = 2 * spread * spread / (margin * margin * efficiency(of));
   if (!(runs <= static_cast<double>(limit))) return std::nullopt;
   return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(runs)));
 }

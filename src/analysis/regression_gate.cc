@@ -318,6 +318,7 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
   } else if (row.tested) {
     row.spread = pooled_log_spread(base_relative, new_relative);
   }
+  if (row.tested) row.compared_spread = pooled_log_spread(base_relative, new_relative);
   row.base_median = median_of(base_values);
   row.new_median = median_of(new_values);
   if (row.status == GateStatus::ok) {
@@ -417,19 +418,33 @@ void flag_regressions(GateResult& result, const std::vector<std::size_t>& tested
   result.tested = tested_rows.size();
 }
 
+/// The larger of two estimates, nullopt when either is (the one condition
+/// cannot be met, or not estimated).
+template <typename T>
+std::optional<T> larger(const std::optional<T>& a, const std::optional<T>& b) {
+  if (!a || !b) return std::nullopt;
+  return std::max(*a, *b);
+}
+
 /// Each tested row's detectable change and the runs that a change of twice
-/// the threshold needs, at Holm's strictest level over `result.tested`
-/// groups (a one-sided level; two-sided, half of it on each side).
+/// the threshold needs: the larger of the test's, at Holm's strictest level
+/// over `result.tested` groups (a one-sided level; two-sided, half of it on
+/// each side), and the statistic's growth past the threshold and the floor.
 void estimate_power(GateResult& result, const GateSettings& settings) {
   double level = settings.alpha / static_cast<double>(std::max<std::size_t>(1, result.tested));
   if (settings.alternative != Alternative::greater) level /= 2;
   const double twice = 1 + 2 * settings.threshold_pct / 100;
+  const std::size_t nb = result.base_runs, nn = result.new_runs;
   for (GateRow& row : result.rows) {
-    if (!row.tested || !row.spread || !(row.base_compared > 0)) continue;
+    if (!row.tested || !row.spread || !row.compared_spread || !(row.base_compared > 0)) continue;
     const double boundary = grown_by_threshold(row.base_compared, settings) / row.base_compared;
+    const double test = *row.spread, growth = *row.compared_spread;
     row.detectable_pct =
-        detectable_change_pct(*row.spread, result.base_runs, result.new_runs, level, boundary);
-    row.runs_for_twice_threshold = runs_to_detect(twice, *row.spread, level, boundary);
+        larger(detectable_change_pct(test, nb, nn, level, boundary),
+               detectable_change_pct(growth, nb, nn, level, boundary, PowerOf::median_growth));
+    row.runs_for_twice_threshold =
+        larger(runs_to_detect(twice, test, level, boundary),
+               runs_to_detect(twice, growth, level, boundary, PowerOf::median_growth));
   }
 }
 

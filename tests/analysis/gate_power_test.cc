@@ -56,12 +56,19 @@ TEST(GatePowerTest, DetectableChangeAndRunsToDetectAgree) {
   EXPECT_EQ(*runs, 58u);
   EXPECT_LE(*detectable_change_pct(0.07413, 58, 58, 0.05, 1.05), 10.0);
   EXPECT_GT(*detectable_change_pct(0.07413, 57, 57, 0.05, 1.05), 10.0);
+  // The statistic's growth past the boundary, a comparison of medians:
+  // 1.645 * 0.07413 * sqrt(0.4 * pi / 2) = 0.09666, 1.05 * e^0.09666 - 1 =
+  // 15.66 %, whatever the level.
+  EXPECT_NEAR(*detectable_change_pct(0.07413, 5, 5, 0.05, 1.05, PowerOf::median_growth), 15.655093,
+              1e-5);
+  EXPECT_NEAR(*detectable_change_pct(0.07413, 5, 5, 0.0, 1.05, PowerOf::median_growth), 15.655093,
+              1e-5);
   // No spread: the boundary itself.
   EXPECT_NEAR(*detectable_change_pct(0, 5, 5, 0.05, 1.05), 5.0, 1e-12);
   // Nothing to detect within the boundary; no run on a side; a level outside (0, 1).
   EXPECT_FALSE(runs_to_detect(1.05, 0.07413, 0.05, 1.05));
   EXPECT_FALSE(runs_to_detect(1.10, 0.07413, 1.0, 1.05));
-  EXPECT_FALSE(runs_to_detect(1.10, 10.0, 0.05, 1.05, 1000));
+  EXPECT_FALSE(runs_to_detect(1.10, 10.0, 0.05, 1.05, PowerOf::rank_test, 1000));
   EXPECT_FALSE(detectable_change_pct(0.07413, 0, 5, 0.05, 1.05));
   EXPECT_FALSE(detectable_change_pct(0.07413, 5, 5, 0.0, 1.05));
 }
@@ -131,6 +138,33 @@ TEST(GatePowerTest, TheMatchedSpreadIsThatOfTheRunsTypicalRatio) {
   EXPECT_NEAR(*row.spread, 0.07413, 1e-9);
   EXPECT_NEAR(*row.detectable_pct, 22.951815, 1e-5);  // as in DetectableChangeAndRunsToDetectAgree
   EXPECT_EQ(*row.runs_for_twice_threshold, 58u);
+}
+
+TEST(GatePowerTest, OneLargeNoisyExecutionMakesTheGrowthTheLimit) {
+  // One execution of 100 * e^(0.1 k) ms and eight of 1 ms in every run:
+  // the runs' typical ratios spread by 0.14826 / 9 = 0.016473 (the test
+  // would see +8.7 %), but their sums, whose medians the statistic
+  // compares, by 0.139562: the growth past the threshold is then what a
+  // change must overcome, 1.05 * e^(1.645 * 0.139562 * sqrt(0.4 * pi / 2))
+  // - 1 = +25.95 %, and +10 % needs 77 runs per side.
+  std::vector<RunExecutions> base(5), next(5);
+  for (int k = 0; k < 5; ++k) {
+    for (auto* run : {&base[k], &next[4 - k]}) {
+      auto& executions = (*run)["G"];
+      executions["G#big"] = 100 * kMs * std::exp(0.1 * k);
+      for (int small = 0; small < 8; ++small) executions["G#" + std::to_string(small)] = kMs;
+    }
+  }
+  const GateSettings settings;
+  const GateResult r = evaluate_matched_gate(base, next, settings);
+  ASSERT_EQ(r.rows.size(), 1u);
+  const GateRow& row = r.rows.front();
+  ASSERT_TRUE(row.tested);
+  EXPECT_NEAR(*row.spread, 0.016473333, 1e-8);
+  EXPECT_NEAR(*row.compared_spread, 0.13956155, 1e-7);
+  EXPECT_NEAR(*row.detectable_pct, 25.954824, 1e-4);
+  EXPECT_EQ(*row.runs_for_twice_threshold, 77u);
+  EXPECT_TRUE(too_noisy_to_judge(row, settings));
 }
 
 }  // namespace

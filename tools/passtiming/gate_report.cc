@@ -270,13 +270,14 @@ void append_rows_json(std::string& out, const GateResult& r) {
         "\"ratio\":{},\"relative\":{},\"base_compared\":{},"
         "\"new_compared\":{},\"tested\":{},\"u\":{},"
         "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
-        "\"above_floor\":{},\"spread\":{},\"detectable_pct\":{},"
+        "\"above_floor\":{},\"spread\":{},\"compared_spread\":{},\"detectable_pct\":{},"
         "\"runs_for_twice_threshold\":{}}}",
         gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
         optional_number(row.ratio()), row.relative, row.base_compared, row.new_compared, row.tested,
         row.tested && r.statistic == GateStatistic::runs ? fmt::format("{}", row.u_new) : "null",
         optional_number(row.p_value), optional_number(row.p_holm), row.exact, row.above_threshold,
-        row.above_floor, optional_number(row.spread), optional_number(row.detectable_pct),
+        row.above_floor, optional_number(row.spread), optional_number(row.compared_spread),
+        optional_number(row.detectable_pct),
         row.runs_for_twice_threshold ? fmt::format("{}", *row.runs_for_twice_threshold)
                                      : std::string("null"));
   }

@@ -139,13 +139,22 @@ struct GateRow {
   /// by their speeds with the matched statistic); nullopt when a value is
   /// not positive or a side has fewer than 3 runs.
   std::optional<double> spread;
-  /// The smallest change, in percent of base_compared, that the test flags
-  /// with 95 % chance with these runs, at Holm's strictest level alpha /
-  /// tested (detectable_change_pct); nullopt without a spread.
+  /// For a tested group: the log spread of the values whose medians the
+  /// statistic compares (base_compared, new_compared), pooled over the
+  /// sides: the runs' sums (with the matched statistic, of the executions
+  /// divided by their speeds), which the few largest executions move; the
+  /// same values as `spread` with the runs statistic.
+  std::optional<double> compared_spread;
+  /// The smallest change, in percent of base_compared, that the gate flags
+  /// with 95 % chance with these runs: the larger of the test's (at Holm's
+  /// strictest level alpha / tested, from `spread`) and the statistic's
+  /// growth past the threshold and the floor (from `compared_spread`)
+  /// (detectable_change_pct); nullopt without a spread.
   std::optional<double> detectable_pct;
   /// The runs per side with which a change of twice the threshold would be
-  /// flagged with 95 % chance (runs_to_detect); nullopt without a spread,
-  /// or when the floor is above twice the threshold of base_compared.
+  /// flagged with 95 % chance, the larger of the two (runs_to_detect);
+  /// nullopt without a spread, or when the floor is above twice the
+  /// threshold of base_compared.
   std::optional<std::size_t> runs_for_twice_threshold;
 };
 
