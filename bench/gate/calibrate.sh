@@ -29,7 +29,7 @@
 # these runs, by its own estimate), and the range of the 1-minute load
 # average over its gates.
 # The slowdown is the spin plugin's PASSTIMING_SPIN_PCT: after each execution
-# of the pass, a spin of thread CPU time of the percentage of that
+# of the pass, a spin (on the monotonic clock) of the percentage of that
 # execution's own self time, inside its measured interval; a true change of
 # exactly that percentage, whatever the machine's load while the gate runs.
 # The measured change per gate is that of the statistic the gate compared

@@ -221,6 +221,17 @@ std::vector<double> typical_ratios(const MatchedRuns& runs, std::size_t n_runs) 
   return logs;
 }
 
+/// The log spread of the runs' typical ratios (typical_ratios), pooled over
+/// the `n_base` base runs and the `n_new` new runs; nullopt without one.
+std::optional<double> typical_spread(const MatchedRuns& runs, std::size_t n_base,
+                                     std::size_t n_new) {
+  const std::vector<double> typical = typical_ratios(runs, n_base + n_new);
+  if (typical.empty()) return std::nullopt;
+  const auto split = typical.begin() + static_cast<std::ptrdiff_t>(n_base);
+  return pooled_log_spread(std::vector<double>(typical.begin(), split),
+                           std::vector<double>(split, typical.end()));
+}
+
 /// Each run's sum over the executions of `runs`: its value of the group.
 std::vector<double> run_sums(const MatchedRuns& runs, std::size_t n_runs) {
   std::vector<double> sums(n_runs, 0.0);
@@ -307,18 +318,13 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
     row.base_compared = median_of(base_relative);
     row.new_compared = median_of(new_relative);
   }
-  if (row.tested && executions) {
-    const std::vector<double> typical =
-        typical_ratios(runs, base_values.size() + new_values.size());
-    if (!typical.empty()) {
-      const auto split = typical.begin() + static_cast<std::ptrdiff_t>(base_values.size());
-      row.spread = pooled_log_spread(std::vector<double>(typical.begin(), split),
-                                     std::vector<double>(split, typical.end()));
-    }
-  } else if (row.tested) {
-    row.spread = pooled_log_spread(base_relative, new_relative);
+  if (row.tested) {
+    // The runs statistic's test compares the values whose medians it
+    // compares; the matched statistic's, every execution alike.
+    row.compared_spread = pooled_log_spread(base_relative, new_relative);
+    row.spread = executions ? typical_spread(runs, base_values.size(), new_values.size())
+                            : row.compared_spread;
   }
-  if (row.tested) row.compared_spread = pooled_log_spread(base_relative, new_relative);
   row.base_median = median_of(base_values);
   row.new_median = median_of(new_values);
   if (row.status == GateStatus::ok) {

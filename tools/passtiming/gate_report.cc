@@ -253,6 +253,16 @@ std::string phase_text(const GateResult& p, const GateReportContext& c) {
   return out;
 }
 
+/// The keys of `rows` as a JSON array of strings.
+void append_keys_json(std::string& out, const std::vector<const GateRow*>& rows) {
+  out += '[';
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, rows[i]->key);
+  }
+  out += ']';
+}
+
 /// The JSON of `r`'s rows, one a line.
 void append_rows_json(std::string& out, const GateResult& r) {
   auto it = std::back_inserter(out);
@@ -390,21 +400,13 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
     if (i) out += ',';
     append_json_string(out, c.warnings[i]);
   }
-  out += "],\"too_noisy\":[";
-  const std::vector<const GateRow*> noisy = noisy_rows(r, c.settings);
-  for (std::size_t i = 0; i < noisy.size(); ++i) {
-    if (i) out += ',';
-    append_json_string(out, noisy[i]->key);
-  }
-  out += "],";
+  out += "],\"too_noisy\":";
+  append_keys_json(out, noisy_rows(r, c.settings));
+  out += ',';
   for (const GateStatus status : {GateStatus::appeared, GateStatus::vanished}) {
-    fmt::format_to(it, "\"{}\":[", gate_status_name(status));
-    const std::vector<const GateRow*> listed = rows_with(r, status);
-    for (std::size_t i = 0; i < listed.size(); ++i) {
-      if (i) out += ',';
-      append_json_string(out, listed[i]->key);
-    }
-    out += "],";
+    fmt::format_to(it, "\"{}\":", gate_status_name(status));
+    append_keys_json(out, rows_with(r, status));
+    out += ',';
   }
   if (c.phases) {
     // Absent when no run has phases. A row's key is the phase's path; its
