@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Calibrates the regression gate on real compiles of this machine:
 # `passtiming gate` (the sides alternated in pairs of random order, RUNS runs
-# per side) over `clang-19 -O2 -c` of a generated C file of FUNCTIONS
+# per side to begin with, extended up to MAX_RUNS where a pass's runs spread
+# too much to see a change of twice the threshold) over `clang-19 -O2 -c` of a generated C file of FUNCTIONS
 # functions (bench/gate/make_input.py), every compile with the spin plugin
 # (bench/gate/spin_plugin.cc) loaded after passtiming's, recording METRICS.
 #
@@ -9,7 +10,7 @@
 #   A/A                 both sides the same compile: gates flagging anything
 #   A/A, neighbour      the same, a memory-bandwidth neighbour
 #                       (bench/gate/bandwidth_neighbour.c) running during the
-#                       first half of each gate's runs
+#                       first half of each gate's first RUNS pairs
 #   +10% LARGE          the new side's pass LARGE (the pass whose median is
 #                       nearest 20 ms) slower by 10 %: gates flagging it
 #   +10% SMALL          the same for SMALL (median nearest 3 ms, at least
@@ -26,8 +27,9 @@
 # statistic (`passtiming diff --gate --statistic`: runs when STATISTIC is
 # matched, and the other way round), the median over its gates of the
 # target's detectable change (the change the gate flags 19 times in 20 with
-# these runs, by its own estimate), and the range of the 1-minute load
-# average over its gates.
+# these runs, by its own estimate), the runs per side its gates ended with
+# (median, and the range), and the range of the 1-minute load average over
+# its gates.
 # The slowdown is the spin plugin's PASSTIMING_SPIN_PCT: after each execution
 # of the pass, a spin (on the monotonic clock) of the percentage of that
 # execution's own self time, inside its measured interval; a true change of
@@ -36,7 +38,8 @@
 # (base_compared and new_compared: the matched totals by default).
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
-# Settings from the environment: TRIES (20), RUNS (10), FUNCTIONS (50),
+# Settings from the environment: TRIES (20), RUNS (10), MAX_RUNS (3 x RUNS, as
+# the gate's own default; RUNS: never extend), FUNCTIONS (50),
 # METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 module10 large4.4
 # largest3"),
 # NICE (-20: the gate's --nice, and the warm-up's, which picks the passes by
@@ -54,6 +57,7 @@ SPIN_PLUGIN="$BUILD/adapters/llvm/tests/libpasstiming_spin.so"
 CLANG="${CLANG:-clang-19}"
 TRIES="${TRIES:-20}"
 RUNS="${RUNS:-10}"
+MAX_RUNS="${MAX_RUNS:-$((3 * RUNS))}"
 FUNCTIONS="${FUNCTIONS:-50}"
 METRICS="${METRICS:-cpu}"
 NICE="${NICE:--20}"
@@ -148,13 +152,14 @@ IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
 # One gate; prints the flagged passes (';'-joined, '-' for none), whether
 # it flagged a drift, the target's measured relative change in %, the
 # passes flagged when the same runs are judged by the other statistic,
-# whether the verdict named the target too noisy to judge, and the target's
-# detectable change in % (docs/gate.md#too-noisy-to-judge).
+# whether the verdict named the target too noisy to judge, the target's
+# detectable change in % (docs/gate.md#too-noisy-to-judge), and the runs per
+# side the gate ended with.
 gate() {  # target percent [flags...]
   local target="$1" percent="$2"
   shift 2
   local status=0
-  "$PASSTIMING" gate --runs "$RUNS" --nice "$NICE" --metrics "$METRICS" --statistic "$STATISTIC" \
+  "$PASSTIMING" gate --runs "$RUNS" --max-runs "$MAX_RUNS" --nice "$NICE" --metrics "$METRICS" --statistic "$STATISTIC" \
     --dir "$WORK/runs" --format json \
     -o "$WORK/verdict.json" --base "$(compile "$target" 0)" --new "$(compile "$target" "$percent")" \
     "$@" 2>"$WORK/gate.err" || status=$?
@@ -182,7 +187,8 @@ other = [r["key"] for r in json.load(open(sys.argv[3]))["rows"] if r["status"] =
 named = sys.argv[2] in v["too_noisy"]
 detectable = row["detectable_pct"] if row and row["detectable_pct"] is not None else float("nan")
 print("\t".join([";".join(flagged) or "-", str(v["drift"]["flagged"]).lower(), f"{change:+.1f}",
-                 ";".join(other) or "-", str(named).lower(), f"{detectable:.1f}"]))
+                 ";".join(other) or "-", str(named).lower(), f"{detectable:.1f}",
+                 str(v["base_profiles"])]))
 PY
 }
 
@@ -201,12 +207,12 @@ neighbour_for_half() {
 condition() {  # label target percent neighbour [flags...]
   local label="$1" target="$2" pct="$3" neighbour="$4"
   shift 4
-  local ms hits=0 others=0 drifts=0 other_hits=0 silent=0 changes="" loads="" detectables=""
+  local ms hits=0 others=0 drifts=0 other_hits=0 silent=0 changes="" loads="" detectables="" runs=""
   ms="$(awk -F'\t' -v p="$target" '$1 == p { print $2 }' "$WORK/passes.tsv")"
   for ((try = 1; try <= TRIES; try++)); do
     rm -rf "$WORK/runs"
     [[ "$neighbour" == yes ]] && neighbour_for_half
-    IFS=$'\t' read -r flagged drift change other_flagged named detectable < <(gate "$target" "$pct" "$@")
+    IFS=$'\t' read -r flagged drift change other_flagged named detectable ran < <(gate "$target" "$pct" "$@")
     if [[ "$neighbour" == yes ]]; then
       kill "$NEIGHBOUR_PID" 2>/dev/null || true
       # These two only: a bare wait would wait for the busy loops too.
@@ -215,6 +221,7 @@ condition() {  # label target percent neighbour [flags...]
     fi
     changes+="$change "
     detectables+="$detectable "
+    runs+="$ran "
     loads+="$(cut -d' ' -f1 /proc/loadavg) "
     if [[ ";$flagged;" == *";$target;"* ]]; then
       hits=$((hits + 1))
@@ -231,22 +238,24 @@ condition() {  # label target percent neighbour [flags...]
     done
     [[ "$drift" == true ]] && drifts=$((drifts + 1))
   done
-  local load_range detectable_median
+  local load_range detectable_median runs_used
   load_range="$(tr ' ' '\n' <<<"$loads" | sort -g | sed '/^$/d' | sed -n '1p;$p' | paste -sd-)"
   detectable_median="$(tr ' ' '\n' <<<"$detectables" | sed '/^$/d' | sort -g |
     awk '{ v[NR] = $1 } END { if (NR) printf "%+.1f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')"
-  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %10s %9s  %s\n' "$label" \
+  runs_used="$(tr ' ' '\n' <<<"$runs" | sed '/^$/d' | sort -n |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%d (%d-%d)", v[int((NR + 1) / 2)], v[1], v[NR] }')"
+  printf '%-28s %-22s %8s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %7s/%-3s %10s %12s %9s  %s\n' "$label" \
     "$target" "$ms" "$hits" "$TRIES" "$silent" "$TRIES" "$others" "$TRIES" "$drifts" "$TRIES" \
-    "$other_hits" "$TRIES" "$detectable_median" "$load_range" "$changes"
+    "$other_hits" "$TRIES" "$detectable_median" "$runs_used" "$load_range" "$changes"
 }
 
 echo "calibrate: $("$CLANG" --version | head -1) -O2 -c, $DESCRIBED;" \
-  "passtiming gate, $RUNS runs per side alternated, nice $NICE, metrics $METRICS," \
+  "passtiming gate, $RUNS runs per side alternated (at most $MAX_RUNS), nice $NICE, metrics $METRICS," \
   "statistic $STATISTIC;" \
   "$TRIES gates per condition; $LOAD busy loops; load average $(cut -d' ' -f1-3 /proc/loadavg)" \
   "at the start"
-printf '%-28s %-22s %8s %11s %11s %11s %11s %11s %10s %9s  %s\n' "condition" "pass" "ms" \
-  "flagged" "silent" "others" "drift" "other stat" "detectable" "load" \
+printf '%-28s %-22s %8s %11s %11s %11s %11s %11s %10s %12s %9s  %s\n' "condition" "pass" "ms" \
+  "flagged" "silent" "others" "drift" "other stat" "detectable" "runs" "load" \
   "measured change of the pass per gate (%)"
 for c in $CONDITIONS; do
   case "$c" in

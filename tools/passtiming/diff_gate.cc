@@ -326,6 +326,13 @@ std::optional<std::string> interleaving_warning(const std::vector<LoadedRun>& ba
       base_last < new_first ? "base" : "new", base_last < new_first ? "new" : "base");
 }
 
+/// The sides' warnings on stderr, one a line.
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    std::fprintf(stderr, "passtiming diff: warning: %s\n", warning.c_str());
+  }
+}
+
 /// Writes the verdict in --format to --output; the exit status says whether
 /// a group regressed.
 int write_verdict(const GateResult& result, const GateReportContext& context,
@@ -385,7 +392,7 @@ std::optional<GateResult> phase_gate(const std::vector<LoadedRun>& base,
 
 }  // namespace
 
-int run_diff_gate(const GateOptions& o) {
+std::variant<int, EvaluatedGate> evaluate_diff_gate(const GateOptions& o) {
   GateSettings settings;
   if (Refusal refused = read_test_settings(o, settings)) return *refused;
   std::optional<Measure> asked;
@@ -408,15 +415,17 @@ int run_diff_gate(const GateOptions& o) {
   if (std::optional<std::string> warning = interleaving_warning(base, next)) {
     warnings.push_back(std::move(*warning));
   }
-  for (const std::string& warning : warnings) {
-    std::fprintf(stderr, "passtiming diff: warning: %s\n", warning.c_str());
-  }
+  // A refusal from here on is said after the warnings, which may explain it.
+  const auto refuse = [&warnings](int status) {
+    print_warnings(warnings);
+    return status;
+  };
   const Measure measure = asked ? *asked : best_measure(base, next);
-  if (Refusal refused = read_floor(o, measure, settings)) return *refused;
+  if (Refusal refused = read_floor(o, measure, settings)) return refuse(*refused);
   const GateStatistic statistic =
       o.statistic == "runs" ? GateStatistic::runs : GateStatistic::matched;
   if (Refusal refused = check_enough_runs(base.size(), next.size(), settings, statistic)) {
-    return *refused;
+    return refuse(*refused);
   }
 
   GateResult result;
@@ -427,17 +436,29 @@ int run_diff_gate(const GateOptions& o) {
       result = evaluate_matched_gate(base_side.executions, new_side.executions, settings,
                                      base_side.starts, new_side.starts);
     } catch (const std::exception& e) {
-      return input_failure(e.what());
+      return refuse(input_failure(e.what()));
     }
   } else {
     result = evaluate_gate(values_of(base, measure), values_of(next, measure), settings);
   }
   if (Refusal refused = check_power(result, settings, o, base.size(), next.size())) {
-    return *refused;
+    return refuse(*refused);
   }
-  GateReportContext context{by, measure, settings, !asked, warnings, std::nullopt};
-  context.phases = phase_gate(base, next, o, settings);
-  return write_verdict(result, context, o);
+  EvaluatedGate gate{std::move(result),
+                     GateReportContext{by, measure, settings, !asked, warnings, std::nullopt}};
+  gate.context.phases = phase_gate(base, next, o, settings);
+  return gate;
+}
+
+int write_diff_gate(const EvaluatedGate& gate, const GateOptions& o) {
+  print_warnings(gate.context.warnings);
+  return write_verdict(gate.result, gate.context, o);
+}
+
+int run_diff_gate(const GateOptions& o) {
+  std::variant<int, EvaluatedGate> gate = evaluate_diff_gate(o);
+  if (const int* refused = std::get_if<int>(&gate)) return *refused;
+  return write_diff_gate(std::get<EvaluatedGate>(gate), o);
 }
 
 void add_gate_settings(CLI::App& sub, GateOptions& g, const std::string& prefix) {

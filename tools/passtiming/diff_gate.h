@@ -7,7 +7,10 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
+
+#include "gate_report.h"
 
 namespace passtiming::cli {
 
@@ -32,8 +35,23 @@ struct GateOptions {
   bool strict = false;
 };
 
-/// Loads the profiles, checks them and the settings, evaluates the gate and
-/// writes the verdict; returns the exit status.
+/// A gate evaluated, its verdict not yet written.
+struct EvaluatedGate {
+  GateResult result;
+  GateReportContext context;
+};
+
+/// Loads the profiles, checks them and the settings and evaluates the gate,
+/// printing nothing; or the exit status of a refusal, its message printed
+/// after the sides' warnings. `passtiming gate` looks at the result before
+/// it decides whether the sides need more runs.
+std::variant<int, EvaluatedGate> evaluate_diff_gate(const GateOptions& options);
+
+/// Prints the gate's warnings on stderr and writes its verdict in --format
+/// to --output; returns the exit status (0, or 1 for a regression).
+int write_diff_gate(const EvaluatedGate& gate, const GateOptions& options);
+
+/// evaluate_diff_gate, then write_diff_gate; returns the exit status.
 int run_diff_gate(const GateOptions& options);
 
 /// The test's options (--measure, --statistic, --alpha, --alternative,

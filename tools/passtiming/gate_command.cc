@@ -5,7 +5,11 @@
 /// makes the sides comparable on a shared machine: a change of the
 /// machine's load falls on both sides alike instead of on one block. The
 /// runs get the highest priority the gate may give them (--nice), so that
-/// the machine's other processes preempt them less.
+/// the machine's other processes preempt them less. After the first
+/// --runs pairs it looks at how much each pass's runs spread, and runs more
+/// pairs, up to --max-runs, where a pass needs them to be judged
+/// (include/passtiming/analysis/gate_runs.h); the test is made once, on
+/// every run.
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -14,16 +18,19 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "commands.h"
 #include "diff_gate.h"
+#include "passtiming/analysis/gate_runs.h"
 
 namespace passtiming::cli {
 namespace {
@@ -34,6 +41,8 @@ struct GateRunOptions {
   std::string base_command;
   std::string new_command;
   unsigned runs = 10;
+  /// The most runs per side the series may extend to; unset: 3 × runs.
+  std::optional<unsigned> max_runs;
   std::optional<std::uint64_t> seed;
   std::string dir = "passtiming-gate";
   std::string metrics;
@@ -119,7 +128,70 @@ int record_run(const std::vector<std::string>& argv, const fs::path& profile,
   return run_cli(static_cast<int>(c_args.size()), c_args.data());
 }
 
+/// The series so far: the commands, the order's draw and the runs made.
+struct Series {
+  const GateRunOptions& options;
+  std::vector<std::string> base;
+  std::vector<std::string> next;
+  std::mt19937_64 draw;
+  unsigned runs = 0;  ///< per side, so far
+};
+
+/// Runs pairs until each side has `runs` runs, each pair's order drawn,
+/// each profile added to the gate's sides; the exit status of a failed
+/// run (after a message naming the side and the run), else nullopt.
+std::optional<int> run_pairs_until(Series& series, unsigned runs, GateOptions& gate) {
+  const fs::path dir(series.options.dir);
+  for (unsigned run = series.runs + 1; run <= runs; ++run) {
+    const bool base_first = (series.draw() & 1) == 0;
+    for (int turn = 0; turn < 2; ++turn) {
+      const bool is_base = (turn == 0) == base_first;
+      const char* side = is_base ? "base" : "new";
+      const fs::path profile = dir / fmt::format("{}-{:03}.json", side, run);
+      const int status =
+          record_run(is_base ? series.base : series.next, profile, series.options.metrics);
+      if (status != kExitOk) {
+        std::fprintf(stderr,
+                     "passtiming gate: the %s command's run %u of %u exited with status %d; "
+                     "stopped (the profiles so far are in %s)\n",
+                     side, run, runs, status, series.options.dir.c_str());
+        return kExitUsage;
+      }
+      (is_base ? gate.base : gate.next).push_back(profile.string());
+    }
+    series.runs = run;
+  }
+  return std::nullopt;
+}
+
+/// "GVNPass 25, LICMPass 18" for the first few of `groups`, "and N more"
+/// after them.
+std::string describe_needs(const std::vector<RunsNeeded>& groups) {
+  constexpr std::size_t kNamed = 3;
+  std::string text;
+  for (std::size_t i = 0; i < groups.size() && i < kNamed; ++i) {
+    text += fmt::format("{}{} {}", i ? ", " : "", groups[i].key, groups[i].runs);
+  }
+  if (groups.size() > kNamed) text += fmt::format(" and {} more", groups.size() - kNamed);
+  return text;
+}
+
+/// The groups of --by `by`, plural: "passes", "kernels", "contexts".
+std::string plural_of(const std::string& by) {
+  return by == "pass" ? "passes" : by + "s";
+}
+
+/// "1 pass", "3 passes", "2 kernels": `count` groups of --by `by`.
+std::string count_groups(std::size_t count, const std::string& by) {
+  return fmt::format("{} {}", count, count == 1 ? by : plural_of(by));
+}
+
 int run_gate_series(GateRunOptions& o) {
+  const unsigned max_runs = o.max_runs ? *o.max_runs : 3 * o.runs;
+  if (max_runs < o.runs) {
+    std::fprintf(stderr, "passtiming gate: --max-runs %u is below --runs %u\n", max_runs, o.runs);
+    return kExitUsage;
+  }
   const std::optional<std::vector<std::string>> base = words_of(o.base_command, "--base");
   const std::optional<std::vector<std::string>> next = words_of(o.new_command, "--new");
   if (!base || !next) return kExitUsage;
@@ -132,35 +204,48 @@ int run_gate_series(GateRunOptions& o) {
     return kExitUsage;
   }
   const std::uint64_t seed = o.seed ? *o.seed : std::random_device{}();
-  std::mt19937_64 draw(seed);
   // Back to the nice value the gate started with when it returns, whether
   // the runs all succeeded or not (raising a nice value needs no privilege).
   struct RestorePriority {
     int nice;
     ~RestorePriority() { ::setpriority(PRIO_PROCESS, 0, nice); }
   } restore{raise_priority(o.nice)};
-  for (unsigned run = 1; run <= o.runs; ++run) {
-    const bool base_first = (draw() & 1) == 0;
-    for (int turn = 0; turn < 2; ++turn) {
-      const bool is_base = (turn == 0) == base_first;
-      const char* side = is_base ? "base" : "new";
-      const fs::path profile = dir / fmt::format("{}-{:03}.json", side, run);
-      const int status = record_run(is_base ? *base : *next, profile, o.metrics);
-      if (status != kExitOk) {
-        std::fprintf(stderr,
-                     "passtiming gate: the %s command's run %u of %u exited with status %d; "
-                     "stopped (the profiles so far are in %s)\n",
-                     side, run, o.runs, status, o.dir.c_str());
-        return kExitUsage;
+  Series series{o, *base, *next, std::mt19937_64(seed)};
+  if (std::optional<int> failed = run_pairs_until(series, o.runs, o.gate)) return *failed;
+  // The change each pass should be seen at: twice the threshold (read by
+  // the gate itself, which refuses a bad one before this is used).
+  const double twice = 2 * std::strtod(o.gate.threshold_pct.c_str(), nullptr);
+  for (;;) {
+    std::variant<int, EvaluatedGate> gate = evaluate_diff_gate(o.gate);
+    if (const int* refused = std::get_if<int>(&gate)) return *refused;
+    const RunsWanted wanted = runs_wanted(std::get<EvaluatedGate>(gate).result, max_runs);
+    if (wanted.runs <= series.runs) {
+      if (!wanted.beyond.empty()) {
+        fmt::print(stderr,
+                   "passtiming gate: not extended for the {} that need more than --max-runs "
+                   "{} runs per side to see +{:g}%: {}\n",
+                   plural_of(o.gate.by), max_runs, twice, describe_needs(wanted.beyond));
       }
-      (is_base ? o.gate.base : o.gate.next).push_back(profile.string());
+      fmt::print(stderr,
+                 "passtiming gate: {} runs per side{}, alternated in pairs of random order "
+                 "(--seed {}); the profiles are in {}\n",
+                 series.runs,
+                 series.runs > o.runs ? fmt::format(" (extended from {})", o.runs) : "", seed,
+                 o.dir);
+      return write_diff_gate(std::get<EvaluatedGate>(gate), o.gate);
+    }
+    const auto more = static_cast<unsigned>(wanted.runs) - series.runs;
+    fmt::print(stderr,
+               "passtiming gate: with {} runs per side, {} would miss +{:g}% more than 1 "
+               "time in 20 (runs per side needed: {}); running {} more per side (--max-runs "
+               "{})\n",
+               series.runs, count_groups(wanted.within.size(), o.gate.by), twice,
+               describe_needs(wanted.within), more, max_runs);
+    if (std::optional<int> failed =
+            run_pairs_until(series, static_cast<unsigned>(wanted.runs), o.gate)) {
+      return *failed;
     }
   }
-  std::fprintf(stderr,
-               "passtiming gate: %u runs per side, alternated in pairs of random order (--seed "
-               "%llu); the profiles are in %s\n",
-               o.runs, static_cast<unsigned long long>(seed), o.dir.c_str());
-  return run_diff_gate(o.gate);
 }
 
 }  // namespace
@@ -177,7 +262,13 @@ Action add_gate_command(CLI::App& app) {
       ->required();
   sub->add_option("--new", o.new_command, "the new command, as one shell-quoted string")
       ->required();
-  sub->add_option("--runs", o.runs, "runs per side (default 10)")->check(CLI::Range(1u, 100000u));
+  sub->add_option("--runs", o.runs, "runs per side to begin with (default 10)")
+      ->check(CLI::Range(1u, 100000u));
+  sub->add_option("--max-runs", o.max_runs,
+                  "the most runs per side the gate extends to where a pass's runs spread too "
+                  "much to see a change of twice the threshold (default: 3 x --runs; --runs: "
+                  "never extend)")
+      ->check(CLI::Range(1u, 100000u));
   sub->add_option("--seed", o.seed, "the seed of the pairs' order (default: drawn and printed)");
   sub->add_option("--dir", o.dir,
                   "where the profiles go, base-NNN.json and new-NNN.json (default "
