@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <wordexp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -25,12 +26,16 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "commands.h"
 #include "diff_gate.h"
 #include "passtiming/analysis/gate_runs.h"
+#include "passtiming/formats/profile_json.h"
+#include "profile_inputs.h"
+#include "profile_merge.h"
 
 namespace passtiming::cli {
 namespace {
@@ -100,23 +105,35 @@ std::optional<std::vector<std::string>> words_of(const std::string& command,
   return out;
 }
 
-/// Removes the profiles of an earlier gate from `dir`, so that only this
-/// series is judged.
+/// Removes the profiles of an earlier gate from `dir`, and the compiles'
+/// files of a run it did not finish combining, so that only this series is
+/// judged.
 void clear_earlier_runs(const fs::path& dir) {
   for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if ((name.starts_with("base-") || name.starts_with("new-")) && name.ends_with(".json")) {
-      fs::remove(entry.path());
-    }
+    if (!name.starts_with("base-") && !name.starts_with("new-")) continue;
+    if (name.ends_with(".json")) fs::remove(entry.path());
+    if (name.ends_with(".parts")) fs::remove_all(entry.path());
   }
 }
 
-/// One recorded run of `argv` into `profile`; the exit status of `run`.
+/// Where one run's compiles write their profiles: a directory beside the
+/// run's profile, one file per compile (%p the compiler's pid, %n its
+/// compile number in the process).
+fs::path parts_of(const fs::path& profile) {
+  return fs::path(profile.string() + ".parts");
+}
+
+/// One recorded run of `argv`, its compiles' profiles in parts_of(profile);
+/// the exit status of `run`.
 int record_run(const std::vector<std::string>& argv, const fs::path& profile,
                const std::string& metrics) {
-  // `run` expands %p and friends in the pattern: a literal % is doubled.
-  std::vector<std::string> args{"passtiming", "run", "--no-report",
-                                "--quiet",    "-o",  escape_percent(profile.string())};
+  fs::create_directories(parts_of(profile));
+  // `run` expands %p and %n in the pattern: a literal % in the directory
+  // is doubled.
+  std::vector<std::string> args{
+      "passtiming", "run", "--no-report",
+      "--quiet",    "-o",  escape_percent(parts_of(profile).string()) + "/%p-%n.json"};
   if (!metrics.empty()) {
     args.push_back("--metrics");
     args.push_back(metrics);
@@ -126,6 +143,57 @@ int record_run(const std::vector<std::string>& argv, const fs::path& profile,
   std::vector<const char*> c_args;
   for (const std::string& arg : args) c_args.push_back(arg.c_str());
   return run_cli(static_cast<int>(c_args.size()), c_args.data());
+}
+
+/// The (pid, compile number) of a compile's file "PID-N.json"; files of
+/// another name sort last.
+std::pair<unsigned long, unsigned long> process_and_compile(const fs::path& file) {
+  unsigned long pid = ~0ul, compile = ~0ul;
+  std::sscanf(file.filename().string().c_str(), "%lu-%lu.json", &pid, &compile);
+  return {pid, compile};
+}
+
+/// Makes `profile` of the run's compiles' files: the one file as it is,
+/// or several (a build, a script compiling several kernels) merged into one
+/// (profile_merge.h) with the first compile's metadata, the sections
+/// ordered by context and, within one, by process and compile number, so
+/// that the runs' executions line up for the matched statistic whatever
+/// order a parallel build finished in. Nullopt when done; else what went
+/// wrong.
+std::optional<std::string> combine_parts(const fs::path& profile) {
+  const fs::path parts = parts_of(profile);
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parts)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  if (files.empty()) {
+    return "it wrote no profile: nothing in it was timed (a clang, opt, MLIR or TileLang "
+           "compile, or a build or script running them)";
+  }
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+    return process_and_compile(a) < process_and_compile(b);
+  });
+  if (files.size() == 1) {
+    fs::rename(files.front(), profile);
+  } else {
+    std::vector<std::string> paths;
+    for (const fs::path& file : files) paths.push_back(file.string());
+    Profile merged;
+    std::size_t index = 0;
+    try {
+      for_each_profile(paths, [&](Profile&& part) {
+        if (index == 0) merged.metadata = part.metadata;
+        merge_into(merged, std::move(part), paths[index++]);
+      });
+      std::stable_sort(merged.sections.begin(), merged.sections.end(),
+                       [](const Section& a, const Section& b) { return a.context < b.context; });
+      write_profile_file(merged, profile.string());
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  fs::remove_all(parts);
+  return std::nullopt;
 }
 
 /// The series so far: the commands, the order's draw and the runs made.
@@ -155,6 +223,13 @@ std::optional<int> run_pairs_until(Series& series, unsigned runs, GateOptions& g
                      "passtiming gate: the %s command's run %u of %u exited with status %d; "
                      "stopped (the profiles so far are in %s)\n",
                      side, run, runs, status, series.options.dir.c_str());
+        return kExitUsage;
+      }
+      if (std::optional<std::string> failed = combine_parts(profile)) {
+        fmt::print(stderr,
+                   "passtiming gate: the {} command's run {} of {}: {}; stopped (the profiles so "
+                   "far are in {})\n",
+                   side, run, runs, *failed, series.options.dir);
         return kExitUsage;
       }
       (is_base ? gate.base : gate.next).push_back(profile.string());

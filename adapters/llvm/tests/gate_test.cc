@@ -205,5 +205,41 @@ TEST_F(GateTest, TheGateCommandStopsAtAFailingRunAndSaysWhich) {
   EXPECT_EQ(r.out, "");
 }
 
+TEST_F(GateTest, ARunOfSeveralCompilesIsOneProfileOfThemAll) {
+  // Each run compiles two files, the second first: the run's profile holds
+  // both compiles, ordered by what was compiled, whatever the order of
+  // their processes.
+  std::ofstream(dir / "two.c") << "int two(int x) { return 2 * x; }\n";
+  std::ofstream(dir / "build.sh") << "'" << kClang << "' -O2 -c two.c -o two.o && '" << kClang
+                                  << "' -O2 -c '" << kExample << "' -o particles.o\n";
+  const Result r = run("'" + kCli +
+                       "' gate --runs 3 --max-runs 3 --seed 1 --dir runs --format json "
+                       "--base 'sh build.sh' --new 'sh build.sh'");
+  ASSERT_TRUE(fs::exists(dir / "runs" / "new-003.json")) << r.err;
+  for (const char* name : {"base-001.json", "new-003.json"}) {
+    const Profile profile = load_profile((dir / "runs" / name).string());
+    ASSERT_EQ(profile.sections.size(), 2u) << name;
+    EXPECT_EQ(profile.sections[0].context, kExample + " -> particles.o") << name;
+    EXPECT_EQ(profile.sections[1].context, "two.c -> two.o") << name;
+    // The run is described by its first compile, and each section names
+    // the file its compile wrote.
+    EXPECT_EQ(profile.metadata.command, kClang + " -O2 -c two.c -o two.o") << name;
+    EXPECT_NE(profile.sections[1].origin.file.find(std::string(name) + ".parts/"),
+              std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(dir / "runs" / "base-001.json.parts"));
+}
+
+TEST_F(GateTest, TheGateCommandStopsAtARunThatTimedNothing) {
+  const Result r = run("'" + kCli + "' gate --runs 3 --dir runs --base \"" + compile_command() +
+                       "\" --new true");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("passtiming gate: the new command's run 1 of 3: it wrote no profile: "
+                       "nothing in it was timed"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 }  // namespace
 }  // namespace passtiming
