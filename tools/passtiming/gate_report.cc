@@ -263,12 +263,15 @@ void append_keys_json(std::string& out, const std::vector<const GateRow*>& rows)
   out += ']';
 }
 
+/// A JSON number, or null for none.
+template <typename T>
+std::string json_number(const std::optional<T>& v) {
+  return v ? fmt::format("{}", *v) : std::string("null");
+}
+
 /// The JSON of `r`'s rows, one a line.
 void append_rows_json(std::string& out, const GateResult& r) {
   auto it = std::back_inserter(out);
-  auto optional_number = [](const std::optional<double>& v) {
-    return v ? fmt::format("{}", *v) : std::string("null");
-  };
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const GateRow& row = r.rows[i];
     out += i ? ",\n" : "\n";
@@ -283,13 +286,11 @@ void append_rows_json(std::string& out, const GateResult& r) {
         "\"above_floor\":{},\"spread\":{},\"compared_spread\":{},\"detectable_pct\":{},"
         "\"runs_for_twice_threshold\":{}}}",
         gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
-        optional_number(row.ratio()), row.relative, row.base_compared, row.new_compared, row.tested,
+        json_number(row.ratio()), row.relative, row.base_compared, row.new_compared, row.tested,
         row.tested && r.statistic == GateStatistic::runs ? fmt::format("{}", row.u_new) : "null",
-        optional_number(row.p_value), optional_number(row.p_holm), row.exact, row.above_threshold,
-        row.above_floor, optional_number(row.spread), optional_number(row.compared_spread),
-        optional_number(row.detectable_pct),
-        row.runs_for_twice_threshold ? fmt::format("{}", *row.runs_for_twice_threshold)
-                                     : std::string("null"));
+        json_number(row.p_value), json_number(row.p_holm), row.exact, row.above_threshold,
+        row.above_floor, json_number(row.spread), json_number(row.compared_spread),
+        json_number(row.detectable_pct), json_number(row.runs_for_twice_threshold));
   }
 }
 
@@ -372,9 +373,6 @@ std::string render_gate_text(const GateResult& r, const GateReportContext& c) {
 std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
   std::string out;
   auto it = std::back_inserter(out);
-  auto optional_number = [](const std::optional<double>& v) {
-    return v ? fmt::format("{}", *v) : std::string("null");
-  };
   fmt::format_to(it,
                  "{{\"verdict\":\"{}\",\"regressions\":{},\"measure\":\"{}\",\"unit\":\"{}\","
                  "\"by\":\"{}\",\"statistic\":\"{}\",\"test\":\"{}\",\"alternative\":\"{}\","
@@ -386,16 +384,15 @@ std::string render_gate_json(const GateResult& r, const GateReportContext& c) {
                  r.statistic == GateStatistic::matched ? "matched-ranks" : "mann-whitney-u",
                  alternative_name(c.settings.alternative), c.settings.alpha,
                  c.settings.threshold_pct, c.settings.floor, r.base_runs, r.new_runs, r.tested,
-                 r.smallest_p, optional_number(r.geomean_ratio), r.geomean_groups,
-                 r.geomean_excluded);
+                 r.smallest_p, json_number(r.geomean_ratio), r.geomean_groups, r.geomean_excluded);
   const GateDrift& d = r.drift;
   fmt::format_to(it,
                  "\"measure_chosen\":{},\"drift\":{{\"base_median\":{},\"new_median\":{},"
                  "\"factor\":{},\"tested\":{},\"u\":{},\"p_value\":{},\"exact\":{},"
                  "\"flagged\":{}}},\"warnings\":[",
                  c.measure_chosen, d.base_median, d.new_median, d.factor, d.tested,
-                 d.tested ? fmt::format("{}", d.u_new) : "null", optional_number(d.p_value),
-                 d.exact, d.flagged);
+                 d.tested ? fmt::format("{}", d.u_new) : "null", json_number(d.p_value), d.exact,
+                 d.flagged);
   for (std::size_t i = 0; i < c.warnings.size(); ++i) {
     if (i) out += ',';
     append_json_string(out, c.warnings[i]);
