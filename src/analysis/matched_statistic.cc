@@ -31,6 +31,42 @@ std::vector<double> run_scores(const std::vector<std::vector<double>>& pooled) {
   return scores;
 }
 
+/// Each run's score by its total: the rank of its values' sum among the
+/// pooled runs' (ties sharing the mean of their ranks).
+std::vector<double> total_scores(const std::vector<std::vector<double>>& pooled) {
+  const std::size_t n_runs = pooled.front().size();
+  std::vector<double> totals(n_runs, 0.0);
+  for (const std::vector<double>& row : pooled) {
+    for (std::size_t r = 0; r < n_runs; ++r) totals[r] += row[r];
+  }
+  return run_scores({totals});
+}
+
+/// A linear permutation statistic, the sum of the new runs' scores,
+/// standardised by its mean and standard deviation over every split of the
+/// runs (those of sampling n_new of the N scores without replacement), so
+/// that two such statistics can be compared on one scale.
+class Standardised {
+ public:
+  Standardised(const std::vector<double>& scores, std::size_t n_new) {
+    const auto n = static_cast<double>(scores.size());
+    const auto k = static_cast<double>(n_new);
+    const double mean = std::accumulate(scores.begin(), scores.end(), 0.0) / n;
+    double squares = 0;
+    for (double x : scores) squares += (x - mean) * (x - mean);
+    mean_ = k * mean;
+    const double variance = k * (n - k) / (n * (n - 1)) * squares;
+    // Scores all alike (or nearly, by rounding) cannot tell the splits
+    // apart: every split then stands at 0.
+    scale_ = variance > 1e-18 * std::max(1.0, mean * mean) ? 1 / std::sqrt(variance) : 0;
+  }
+  double operator()(double new_sum) const { return (new_sum - mean_) * scale_; }
+
+ private:
+  double mean_ = 0;
+  double scale_ = 0;
+};
+
 /// A fixed generator (splitmix64): the same splits on every machine and
 /// standard library, so that the same runs give the same p-value.
 class SplitGenerator {
@@ -106,19 +142,27 @@ MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<d
     }
   }
   result.scores = run_scores(pooled);
+  const std::vector<double> by_total = total_scores(pooled);
   const std::vector<double>& scores = result.scores;
-  // The statistic of a split: the sum of its new runs' scores; two-sided,
-  // its distance from the mean over the splits.
-  const double all = std::accumulate(scores.begin(), scores.end(), 0.0);
-  const double mean = all * static_cast<double>(n_runs - n_base) / static_cast<double>(n_runs);
-  const auto statistic = [&](double new_sum) {
-    return alternative == Alternative::greater ? new_sum : std::abs(new_sum - mean);
+  // The statistic of a split: the larger of its two standardised sums, the
+  // executions' scores' and the totals' (two-sided, of their distances from
+  // 0). One distribution over the splits for both, so the p-value stays
+  // exact: the test has the power of the better of the two, less the small
+  // price of the larger of two.
+  const std::size_t n_new = n_runs - n_base;
+  const Standardised executions(scores, n_new), totals(by_total, n_new);
+  const auto statistic = [&](double execution_sum, double total_sum) {
+    const double a = executions(execution_sum), b = totals(total_sum);
+    return alternative == Alternative::greater ? std::max(a, b)
+                                               : std::max(std::abs(a), std::abs(b));
   };
-  const double observed = statistic(
-      std::accumulate(scores.begin() + static_cast<std::ptrdiff_t>(n_base), scores.end(), 0.0));
+  const auto new_sum = [n_base](const std::vector<double>& v) {
+    return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(n_base), v.end(), 0.0);
+  };
+  const double observed = statistic(new_sum(scores), new_sum(by_total));
   // As far as the observed split, up to the rounding of the same scores
-  // summed in another order.
-  const double tolerance = 1e-9 * std::max(1.0, all);
+  // summed in another order (the statistic is in standard deviations).
+  constexpr double kTolerance = 1e-9;
 
   const double splits = choose(n_runs, n_base);
   std::size_t at_least = 0;
@@ -128,11 +172,14 @@ MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<d
     std::vector<char> in_base(n_runs, 0);
     std::fill(in_base.begin(), in_base.begin() + static_cast<std::ptrdiff_t>(n_base), 1);
     do {
-      double new_sum = 0;
+      double execution_sum = 0, total_sum = 0;
       for (std::size_t r = 0; r < n_runs; ++r) {
-        if (!in_base[r]) new_sum += scores[r];
+        if (!in_base[r]) {
+          execution_sum += scores[r];
+          total_sum += by_total[r];
+        }
       }
-      if (statistic(new_sum) >= observed - tolerance) ++at_least;
+      if (statistic(execution_sum, total_sum) >= observed - kTolerance) ++at_least;
     } while (std::prev_permutation(in_base.begin(), in_base.end()));
     result.p_value = static_cast<double>(at_least) / splits;
     result.exact = true;
@@ -140,17 +187,17 @@ MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<d
   }
   SplitGenerator generator;
   std::vector<std::uint32_t> shuffled(n_runs);
-  const std::size_t n_new = n_runs - n_base;
   for (std::size_t draw = 0; draw < kRandomSplits; ++draw) {
     // The first n_new places of a partial Fisher-Yates shuffle are the new
     // side.
     std::iota(shuffled.begin(), shuffled.end(), std::uint32_t{0});
-    double new_sum = 0;
+    double execution_sum = 0, total_sum = 0;
     for (std::size_t i = 0; i < n_new; ++i) {
       std::swap(shuffled[i], shuffled[i + generator.below(n_runs - i)]);
-      new_sum += scores[shuffled[i]];
+      execution_sum += scores[shuffled[i]];
+      total_sum += by_total[shuffled[i]];
     }
-    if (statistic(new_sum) >= observed - tolerance) ++at_least;
+    if (statistic(execution_sum, total_sum) >= observed - kTolerance) ++at_least;
   }
   result.p_value = static_cast<double>(1 + at_least) / static_cast<double>(1 + kRandomSplits);
   return result;

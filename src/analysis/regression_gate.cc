@@ -432,25 +432,44 @@ std::optional<T> larger(const std::optional<T>& a, const std::optional<T>& b) {
   return std::max(*a, *b);
 }
 
+/// The smaller of two estimates, either where the other is nullopt: a
+/// test that sees through either of two lenses needs the better one.
+template <typename T>
+std::optional<T> smaller(const std::optional<T>& a, const std::optional<T>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
 /// Each tested row's detectable change and the runs that a change of twice
 /// the threshold needs: the larger of the test's, at Holm's strictest level
 /// over `result.tested` groups (a one-sided level; two-sided, half of it on
 /// each side), and the statistic's growth past the threshold and the floor.
+/// The matched statistic's test looks through two lenses at once, the
+/// executions alike (`spread`) and the runs' totals (`compared_spread`),
+/// and sees what the better one sees at half the level (the larger of two
+/// statistics: matched_statistic.h); the runs statistic's, through one.
 void estimate_power(GateResult& result, const GateSettings& settings) {
   double level = settings.alpha / static_cast<double>(std::max<std::size_t>(1, result.tested));
   if (settings.alternative != Alternative::greater) level /= 2;
+  const bool two_lenses = result.statistic == GateStatistic::matched;
+  const double test_level = two_lenses ? level / 2 : level;
   const double twice = 1 + 2 * settings.threshold_pct / 100;
   const std::size_t nb = result.base_runs, nn = result.new_runs;
   for (GateRow& row : result.rows) {
     if (!row.tested || !row.spread || !row.compared_spread || !(row.base_compared > 0)) continue;
     const double boundary = grown_by_threshold(row.base_compared, settings) / row.base_compared;
     const double test = *row.spread, growth = *row.compared_spread;
-    row.detectable_pct =
-        larger(detectable_change_pct(test, nb, nn, level, boundary),
-               detectable_change_pct(growth, nb, nn, level, boundary, PowerOf::median_growth));
+    std::optional<double> test_pct = detectable_change_pct(test, nb, nn, test_level, boundary);
+    std::optional<std::size_t> test_runs = runs_to_detect(twice, test, test_level, boundary);
+    if (two_lenses) {
+      test_pct = smaller(test_pct, detectable_change_pct(growth, nb, nn, test_level, boundary));
+      test_runs = smaller(test_runs, runs_to_detect(twice, growth, test_level, boundary));
+    }
+    row.detectable_pct = larger(
+        test_pct, detectable_change_pct(growth, nb, nn, level, boundary, PowerOf::median_growth));
     row.runs_for_twice_threshold =
-        larger(runs_to_detect(twice, test, level, boundary),
-               runs_to_detect(twice, growth, level, boundary, PowerOf::median_growth));
+        larger(test_runs, runs_to_detect(twice, growth, level, boundary, PowerOf::median_growth));
   }
 }
 

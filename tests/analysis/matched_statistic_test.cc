@@ -56,29 +56,37 @@ TEST(MatchedStatisticTest, RunScoresAndExactPValues) {
   ASSERT_EQ(r.scores.size(), 6u);
   const std::vector<double> scores{1.5, 3.75, 3.75, 4, 4, 4};
   for (std::size_t i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(r.scores[i], scores[i]) << i;
-  // The new runs' scores sum to 12, the most any 3 of them can: of the
-  // C(6, 3) = 20 splits, only the observed one: p = 1/20.
+  // The new runs' scores sum to 12, the most any 3 of them can: 1.24
+  // standard deviations above the splits' mean, 10.5 (their variance
+  // 3 * 3 / (6 * 5) * 4.875). By their totals, 30 50 50 against 33 33 33,
+  // ranked 1 5.5 5.5 and 3 3 3, the new runs sum to 9, 0.71 below the mean.
+  // The statistic is the larger of the two, 1.24; of the C(6, 3) = 20
+  // splits, the observed one and the 3 that put base runs 2 and 3 on the
+  // new side (their totals' ranks 14, 1.65 above) reach it: p = 4/20. The
+  // totals' lens costs this small a case power; it sees a change that
+  // sits in one large execution (OneLargeExecutionSlower below).
   EXPECT_TRUE(r.exact);
-  EXPECT_DOUBLE_EQ(r.p_value, 1.0 / 20);
+  EXPECT_DOUBLE_EQ(r.p_value, 4.0 / 20);
   EXPECT_DOUBLE_EQ(r.totals.base, 30);  // the totals of the runs as given
   EXPECT_DOUBLE_EQ(r.totals.next, 33);
-  // Two-sided: 12 is 1.5 above the mean of the splits, 10.5; 9 (1.5, 3.75,
-  // 3.75) is as far below it: 2/20.
+  // Two-sided, the distances: those 4, the base runs' own split (scores 9,
+  // as far below), and the 3 that put base run 1 with two new runs (totals'
+  // ranks 7, 1.65 below): 8/20.
   EXPECT_DOUBLE_EQ(matched_rank_test(kPreempted, {1, 1, 1}, Alternative::two_sided).p_value,
-                   2.0 / 20);
+                   8.0 / 20);
 
   // Sides of 4, overlapping: base totals 11.5 + 5.5 = 17, new 13.5 + 6.5 =
-  // 20. Of the C(8, 4) = 70 splits, 3 have scores as high.
+  // 20. Of the C(8, 4) = 70 splits, 4 are as far (by enumeration).
   const MatchedRuns overlap{4, {{10, 12, 11, 13, 12, 14, 13, 15}, {5, 6, 7, 5, 6, 7, 8, 6}}};
   r = matched_rank_test(overlap, {1, 1, 1, 1}, Alternative::greater);
   EXPECT_DOUBLE_EQ(r.totals.base, 17);
   EXPECT_DOUBLE_EQ(r.totals.next, 20);
-  EXPECT_DOUBLE_EQ(r.p_value, 3.0 / 70);
+  EXPECT_DOUBLE_EQ(r.p_value, 4.0 / 70);
   // The base grown by 5 %: 5 splits as high.
   EXPECT_DOUBLE_EQ(
       matched_rank_test(overlap, {1.05, 1.05, 1.05, 1.05}, Alternative::greater).p_value, 5.0 / 70);
   EXPECT_DOUBLE_EQ(matched_rank_test(overlap, {1, 1, 1, 1}, Alternative::two_sided).p_value,
-                   6.0 / 70);
+                   8.0 / 70);
 }
 
 TEST(MatchedStatisticTest, OneExecutionPerRunIsTheMannWhitneyTest) {
@@ -99,6 +107,31 @@ TEST(MatchedStatisticTest, SmallestPValue) {
   EXPECT_DOUBLE_EQ(smallest_matched_rank_p(10, 10, Alternative::greater), 1.0 / 184756);
   // 13 runs per side, 10,400,600 splits: drawn, so 1 / (1 + 99,999).
   EXPECT_DOUBLE_EQ(smallest_matched_rank_p(13, 13, Alternative::greater), 1.0 / 100000);
+}
+
+TEST(MatchedStatisticTest, OneLargeExecutionSlower) {
+  // A pass of one 10 ms execution and 20 of 10 to 14 us, six runs per side;
+  // the new side's large execution 12 % slower, the small ones as they
+  // were: the pass's total grew 11.7 %. Every execution counting alike,
+  // the 20 unchanged ones outvote the one that changed: with each base run
+  // grown by 5 %, no split scores lower than the observed one (p = 1). By
+  // the runs' totals (10.1 to 10.3 grown to 10.6 to 10.9 ms, against 11.4
+  // to 11.5), every new run is above every base run. The statistic, the
+  // larger of the two standardised, reaches the observed one in 2 of the
+  // C(12, 6) = 924 splits (by enumeration): p = 2/924.
+  MatchedRuns runs{6, {{10.0, 10.1, 9.9, 10.05, 9.95, 10.02}}};
+  for (const double base : {10.03, 9.97, 10.08, 9.92, 10.0, 10.06}) {
+    runs.values[0].push_back(base * 1.12);
+  }
+  for (int k = 0; k < 20; ++k) {
+    std::vector<double> row;
+    for (int r = 0; r < 12; ++r) row.push_back(0.010 + 0.001 * ((k * 7 + r * 3) % 5));
+    runs.values.push_back(row);
+  }
+  const MatchedTestResult r =
+      matched_rank_test(runs, std::vector<double>(6, 1.05), Alternative::greater);
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.p_value, 2.0 / 924);
 }
 
 /// One pass "p" of five executions of about 4 ms, ten runs per side, in ms;
@@ -124,7 +157,8 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   // +10 %: matched totals 20.155 and 22.1716 ms (+10.0 %, +2.02 ms). The
   // test grows each base run by 5 % (above 1 ms: the runs are 20.1 to 26.1
   // ms); then every new run scores above every base run, and of the
-  // 184,756 splits only the observed one is that far: p = 1/184,756.
+  // 184,756 splits 5 are that far (the observed one, and 4 whose totals,
+  // moved by the preemptions, rank as high: by enumeration).
   GateResult r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.10), GateSettings{});
   EXPECT_EQ(r.statistic, GateStatistic::matched);
   ASSERT_EQ(r.rows.size(), 1u);
@@ -133,7 +167,7 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   EXPECT_NEAR(r.rows[0].new_compared, 22.1716e6, 1e-3);
   EXPECT_TRUE(r.rows[0].tested);
   EXPECT_TRUE(r.rows[0].exact);
-  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
+  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 5.0 / 184756);
   EXPECT_EQ(r.regressions, 1u);
   // The runs' sums, spread by the preemptions (up to 6 ms), hide it
   // from the rank test of the runs.
@@ -159,13 +193,14 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   EXPECT_FALSE(r.rows[0].p_value.has_value());
   EXPECT_EQ(r.regressions, 0u);
   // Against a threshold of 2 % and no floor, it is a regression: the base
-  // grown by 2 %, every new run still scores above every base run.
+  // grown by 2 %, every new run still scores above every base run (5
+  // splits as far, as above).
   GateSettings low;
   low.threshold_pct = 2;
   low.floor = 0;
   r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.04), low);
   EXPECT_TRUE(r.rows[0].tested);
-  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
+  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 5.0 / 184756);
   EXPECT_EQ(r.regressions, 1u);
 }
 

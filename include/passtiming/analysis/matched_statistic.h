@@ -18,8 +18,16 @@
 /// test of strata: weighted by their size, the executions of one large
 /// function's noise outvoted the many small ones that a change of a few
 /// microseconds per execution made slower (zlib's inflate.c, GVNPass, +10 %
-/// in 0 of 20 gates weighted, 20 of 20 alike, docs/gate.md). The gate also
-/// requires the matched totals to grow beyond the threshold and the floor.
+/// in 0 of 20 gates weighted, 20 of 20 alike, docs/gate.md). The other way
+/// round, a change in a few large executions is outvoted by many small
+/// unchanged ones (LCSSAPass, +10 %: 0 of 20), so the test has a second
+/// lens, the runs' totals: a run's second score is the rank of its total
+/// among the pooled runs'. Each lens's sum of the new runs' scores is
+/// standardised by its mean and standard deviation over the splits, and
+/// the test's statistic is the larger of the two: one distribution over
+/// the splits for both keeps the p-value exact, at the price of the larger
+/// of two (about a halved level). The gate also requires the matched
+/// totals to grow beyond the threshold and the floor.
 /// Ranks leave a preempted execution one rank too high, not its 3 ms too
 /// long; the ranks are those of the pooled values, so under the null
 /// hypothesis (the runs of both sides exchangeable) the p-value, the share
@@ -96,11 +104,13 @@ struct MatchedTestResult {
   bool exact = false;  ///< every split enumerated (else kRandomSplits drawn)
 };
 
-/// The permutation test of the runs' scores. One-sided (greater): the
-/// statistic is the sum of the new runs' scores, the values of base run r
+/// The permutation test of the runs' scores, by both lenses (above).
+/// One-sided (greater): the statistic is the larger of the two
+/// standardised sums of the new runs' scores, the values of base run r
 /// first multiplied by base_growth[r] (one factor per base run, each at
-/// least 1: the threshold and the floor); two-sided: its distance from its
-/// mean over the splits, the base not grown (`base_growth` unused).
+/// least 1: the threshold and the floor); two-sided: the larger of their
+/// distances from their means over the splits, the base not grown
+/// (`base_growth` unused).
 MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<double>& base_growth,
                                     Alternative alternative);
 
