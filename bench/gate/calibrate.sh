@@ -48,7 +48,8 @@
 # INPUT (a real C file to compile instead of the generated one, its directory
 # on the include path: e.g. zlib's inflate.c from bench/gate/fetch_zlib.sh),
 # STATISTIC (matched: the gate's --statistic; runs for the rank test of the
-# runs' values).
+# runs' values), LARGE_PASS and SMALL_PASS (a pass to slow instead of the
+# one picked, e.g. LCSSAPass: its warm-up median is printed as picked).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
@@ -64,6 +65,8 @@ NICE="${NICE:--20}"
 LOAD="${LOAD:-0}"
 INPUT="${INPUT:-}"
 STATISTIC="${STATISTIC:-matched}"
+LARGE_PASS="${LARGE_PASS:-}"
+SMALL_PASS="${SMALL_PASS:-}"
 CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 module10 large4.4 largest3}"
 
 for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
@@ -144,8 +147,20 @@ rows = [r for r in rows if float(r[1]) >= least and (count == 0 or int(r[2]) == 
 print("\t".join(min(rows, key=lambda r: abs(float(r[1]) - want))) if rows else "-\t0\t0")
 PY
 }
-IFS=$'\t' read -r LARGE LARGE_MS LARGE_N < <(pick 20 2)
-IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(pick 3 2)
+named() {  # the pass $1 as pick prints it, from the warm-up
+  awk -F'\t' -v p="$1" '$1 == p { print; found = 1 } END { if (!found) print p "\t0\t0" }' \
+    "$WORK/passes.tsv"
+}
+if [[ -n "$LARGE_PASS" ]]; then
+  IFS=$'\t' read -r LARGE LARGE_MS LARGE_N < <(named "$LARGE_PASS")
+else
+  IFS=$'\t' read -r LARGE LARGE_MS LARGE_N < <(pick 20 2)
+fi
+if [[ -n "$SMALL_PASS" ]]; then
+  IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(named "$SMALL_PASS")
+else
+  IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(pick 3 2)
+fi
 IFS=$'\t' read -r MODULE MODULE_MS MODULE_N < <(pick 3 2 1)
 IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
 
