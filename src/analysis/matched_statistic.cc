@@ -10,13 +10,15 @@ namespace passtiming {
 namespace {
 
 /// Each run's score: its executions' ranks among the pooled runs (ties
-/// sharing the mean of their ranks), averaged over the executions.
-std::vector<double> run_scores(const std::vector<std::vector<double>>& pooled) {
+/// sharing the mean of their ranks), each weighed by `weights[k]` (the
+/// weights summing to 1).
+std::vector<double> rank_scores(const std::vector<std::vector<double>>& pooled,
+                                const std::vector<double>& weights) {
   const std::size_t n_runs = pooled.front().size();
   std::vector<double> scores(n_runs, 0.0);
-  const double weight = 1.0 / static_cast<double>(pooled.size());
   std::vector<std::uint32_t> order(n_runs);
-  for (const std::vector<double>& row : pooled) {
+  for (std::size_t k = 0; k < pooled.size(); ++k) {
+    const std::vector<double>& row = pooled[k];
     std::iota(order.begin(), order.end(), std::uint32_t{0});
     std::sort(order.begin(), order.end(),
               [&](std::uint32_t a, std::uint32_t b) { return row[a] < row[b]; });
@@ -24,22 +26,33 @@ std::vector<double> run_scores(const std::vector<std::vector<double>>& pooled) {
       std::size_t j = i;
       while (j + 1 < n_runs && row[order[j + 1]] == row[order[i]]) ++j;
       const double rank = static_cast<double>(i + j) / 2 + 1;  // the mean of ranks i+1..j+1
-      for (std::size_t t = i; t <= j; ++t) scores[order[t]] += weight * rank;
+      for (std::size_t t = i; t <= j; ++t) scores[order[t]] += weights[k] * rank;
       i = j + 1;
     }
   }
   return scores;
 }
 
-/// Each run's score by its total: the rank of its values' sum among the
-/// pooled runs' (ties sharing the mean of their ranks).
-std::vector<double> total_scores(const std::vector<std::vector<double>>& pooled) {
-  const std::size_t n_runs = pooled.front().size();
-  std::vector<double> totals(n_runs, 0.0);
+/// Every execution alike.
+std::vector<double> alike_weights(const std::vector<std::vector<double>>& pooled) {
+  return std::vector<double>(pooled.size(), 1.0 / static_cast<double>(pooled.size()));
+}
+
+/// Each execution by its size, the magnitude of its pooled median. Of the
+/// pooled values, so the same for every split: the test stays exact. All
+/// 0 (no execution has a size) when every median is 0: the lens then sees
+/// nothing.
+std::vector<double> size_weights(const std::vector<std::vector<double>>& pooled) {
+  std::vector<double> weights;
+  weights.reserve(pooled.size());
+  double sum = 0;
   for (const std::vector<double>& row : pooled) {
-    for (std::size_t r = 0; r < n_runs; ++r) totals[r] += row[r];
+    std::vector<double> values = row;
+    weights.push_back(std::abs(median_of(values)));
+    sum += weights.back();
   }
-  return run_scores({totals});
+  for (double& w : weights) w = sum > 0 ? w / sum : 0;
+  return weights;
 }
 
 /// A linear permutation statistic, the sum of the new runs' scores,
@@ -141,25 +154,25 @@ MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<d
       for (std::size_t r = 0; r < n_base; ++r) row[r] *= base_growth[r];
     }
   }
-  result.scores = run_scores(pooled);
-  const std::vector<double> by_total = total_scores(pooled);
+  result.scores = rank_scores(pooled, alike_weights(pooled));
+  const std::vector<double> by_size = rank_scores(pooled, size_weights(pooled));
   const std::vector<double>& scores = result.scores;
-  // The statistic of a split: the larger of its two standardised sums, the
-  // executions' scores' and the totals' (two-sided, of their distances from
-  // 0). One distribution over the splits for both, so the p-value stays
+  // The statistic of a split: the larger of its two standardised sums, of
+  // the executions' ranks alike and by size (two-sided, of their distances
+  // from 0). One distribution over the splits for both, so the p-value stays
   // exact: the test has the power of the better of the two, less the small
   // price of the larger of two.
   const std::size_t n_new = n_runs - n_base;
-  const Standardised executions(scores, n_new), totals(by_total, n_new);
-  const auto statistic = [&](double execution_sum, double total_sum) {
-    const double a = executions(execution_sum), b = totals(total_sum);
+  const Standardised alike(scores, n_new), sized(by_size, n_new);
+  const auto statistic = [&](double alike_sum, double size_sum) {
+    const double a = alike(alike_sum), b = sized(size_sum);
     return alternative == Alternative::greater ? std::max(a, b)
                                                : std::max(std::abs(a), std::abs(b));
   };
   const auto new_sum = [n_base](const std::vector<double>& v) {
     return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(n_base), v.end(), 0.0);
   };
-  const double observed = statistic(new_sum(scores), new_sum(by_total));
+  const double observed = statistic(new_sum(scores), new_sum(by_size));
   // As far as the observed split, up to the rounding of the same scores
   // summed in another order (the statistic is in standard deviations).
   constexpr double kTolerance = 1e-9;
@@ -172,14 +185,14 @@ MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<d
     std::vector<char> in_base(n_runs, 0);
     std::fill(in_base.begin(), in_base.begin() + static_cast<std::ptrdiff_t>(n_base), 1);
     do {
-      double execution_sum = 0, total_sum = 0;
+      double alike_sum = 0, size_sum = 0;
       for (std::size_t r = 0; r < n_runs; ++r) {
         if (!in_base[r]) {
-          execution_sum += scores[r];
-          total_sum += by_total[r];
+          alike_sum += scores[r];
+          size_sum += by_size[r];
         }
       }
-      if (statistic(execution_sum, total_sum) >= observed - kTolerance) ++at_least;
+      if (statistic(alike_sum, size_sum) >= observed - kTolerance) ++at_least;
     } while (std::prev_permutation(in_base.begin(), in_base.end()));
     result.p_value = static_cast<double>(at_least) / splits;
     result.exact = true;
@@ -191,13 +204,13 @@ MatchedTestResult matched_rank_test(const MatchedRuns& runs, const std::vector<d
     // The first n_new places of a partial Fisher-Yates shuffle are the new
     // side.
     std::iota(shuffled.begin(), shuffled.end(), std::uint32_t{0});
-    double execution_sum = 0, total_sum = 0;
+    double alike_sum = 0, size_sum = 0;
     for (std::size_t i = 0; i < n_new; ++i) {
       std::swap(shuffled[i], shuffled[i + generator.below(n_runs - i)]);
-      execution_sum += scores[shuffled[i]];
-      total_sum += by_total[shuffled[i]];
+      alike_sum += scores[shuffled[i]];
+      size_sum += by_size[shuffled[i]];
     }
-    if (statistic(execution_sum, total_sum) >= observed - kTolerance) ++at_least;
+    if (statistic(alike_sum, size_sum) >= observed - kTolerance) ++at_least;
   }
   result.p_value = static_cast<double>(1 + at_least) / static_cast<double>(1 + kRandomSplits);
   return result;

@@ -198,34 +198,42 @@ bool divide_by_speeds(MatchedRuns& runs, const std::string& key,
   return true;
 }
 
-/// Each run's typical ratio over the executions of `runs`: the geometric
-/// mean, over the executions above 0 in every run, of the execution's value
-/// there over its geometric mean in all runs. It is what the matched test
-/// compares, every execution weighing alike (on a log scale instead of
-/// ranks), and so its spread is the one that tells that test's power, which
-/// the spread of the runs' sums, moved by the few largest executions,
-/// overstates. Empty when no execution is above 0 in every run.
-std::vector<double> typical_ratios(const MatchedRuns& runs, std::size_t n_runs) {
+/// How the executions of a typical ratio weigh: alike, as the matched
+/// test's first lens counts them, or by size (the magnitude of each
+/// execution's median over all runs), as its second.
+enum class Weigh { alike, by_size };
+
+/// Each run's typical ratio over the executions of `runs`: the weighted
+/// geometric mean, over the executions above 0 in every run, of the
+/// execution's value there over its geometric mean in all runs. It is what
+/// a lens of the matched test compares (on a log scale instead of ranks),
+/// and so its spread is the one that tells that lens's power, which the
+/// spread of the runs' sums, moved by the few largest executions and by
+/// one preempted large execution, overstates. Empty when no execution is
+/// above 0 in every run.
+std::vector<double> typical_ratios(const MatchedRuns& runs, std::size_t n_runs, Weigh weigh) {
   std::vector<double> logs(n_runs, 0.0);
-  std::size_t counted = 0;
+  double weight_sum = 0;
   for (const std::vector<double>& row : runs.values) {
     if (!std::all_of(row.begin(), row.end(), [](double v) { return v > 0; })) continue;
+    std::vector<double> values = row;
+    const double weight = weigh == Weigh::alike ? 1.0 : median_of(values);
     double mean = 0;
     for (const double v : row) mean += std::log(v);
     mean /= static_cast<double>(n_runs);
-    for (std::size_t r = 0; r < n_runs; ++r) logs[r] += std::log(row[r]) - mean;
-    ++counted;
+    for (std::size_t r = 0; r < n_runs; ++r) logs[r] += weight * (std::log(row[r]) - mean);
+    weight_sum += weight;
   }
-  if (counted == 0) return {};
-  for (double& v : logs) v = std::exp(v / static_cast<double>(counted));
+  if (!(weight_sum > 0)) return {};
+  for (double& v : logs) v = std::exp(v / weight_sum);
   return logs;
 }
 
 /// The log spread of the runs' typical ratios (typical_ratios), pooled over
 /// the `n_base` base runs and the `n_new` new runs; nullopt without one.
-std::optional<double> typical_spread(const MatchedRuns& runs, std::size_t n_base,
-                                     std::size_t n_new) {
-  const std::vector<double> typical = typical_ratios(runs, n_base + n_new);
+std::optional<double> typical_spread(const MatchedRuns& runs, std::size_t n_base, std::size_t n_new,
+                                     Weigh weigh) {
+  const std::vector<double> typical = typical_ratios(runs, n_base + n_new, weigh);
   if (typical.empty()) return std::nullopt;
   const auto split = typical.begin() + static_cast<std::ptrdiff_t>(n_base);
   return pooled_log_spread(std::vector<double>(typical.begin(), split),
@@ -322,8 +330,12 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
     // The runs statistic's test compares the values whose medians it
     // compares; the matched statistic's, every execution alike.
     row.compared_spread = pooled_log_spread(base_relative, new_relative);
-    row.spread = executions ? typical_spread(runs, base_values.size(), new_values.size())
-                            : row.compared_spread;
+    row.spread = executions
+                     ? typical_spread(runs, base_values.size(), new_values.size(), Weigh::alike)
+                     : row.compared_spread;
+    if (executions) {
+      row.size_spread = typical_spread(runs, base_values.size(), new_values.size(), Weigh::by_size);
+    }
   }
   row.base_median = median_of(base_values);
   row.new_median = median_of(new_values);
@@ -446,8 +458,8 @@ std::optional<T> smaller(const std::optional<T>& a, const std::optional<T>& b) {
 /// over `result.tested` groups (a one-sided level; two-sided, half of it on
 /// each side), and the statistic's growth past the threshold and the floor.
 /// The matched statistic's test looks through two lenses at once, the
-/// executions alike (`spread`) and the runs' totals (`compared_spread`),
-/// and sees what the better one sees at half the level (the larger of two
+/// executions alike (`spread`) and by size (`size_spread`), and sees what
+/// the better one sees at half the level (the larger of two
 /// statistics: matched_statistic.h); the runs statistic's, through one.
 void estimate_power(GateResult& result, const GateSettings& settings) {
   double level = settings.alpha / static_cast<double>(std::max<std::size_t>(1, result.tested));
@@ -462,9 +474,10 @@ void estimate_power(GateResult& result, const GateSettings& settings) {
     const double test = *row.spread, growth = *row.compared_spread;
     std::optional<double> test_pct = detectable_change_pct(test, nb, nn, test_level, boundary);
     std::optional<std::size_t> test_runs = runs_to_detect(twice, test, test_level, boundary);
-    if (two_lenses) {
-      test_pct = smaller(test_pct, detectable_change_pct(growth, nb, nn, test_level, boundary));
-      test_runs = smaller(test_runs, runs_to_detect(twice, growth, test_level, boundary));
+    if (two_lenses && row.size_spread) {
+      const double sized = *row.size_spread;
+      test_pct = smaller(test_pct, detectable_change_pct(sized, nb, nn, test_level, boundary));
+      test_runs = smaller(test_runs, runs_to_detect(twice, sized, test_level, boundary));
     }
     row.detectable_pct = larger(
         test_pct, detectable_change_pct(growth, nb, nn, level, boundary, PowerOf::median_growth));

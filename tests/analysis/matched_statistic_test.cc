@@ -58,20 +58,21 @@ TEST(MatchedStatisticTest, RunScoresAndExactPValues) {
   for (std::size_t i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(r.scores[i], scores[i]) << i;
   // The new runs' scores sum to 12, the most any 3 of them can: 1.24
   // standard deviations above the splits' mean, 10.5 (their variance
-  // 3 * 3 / (6 * 5) * 4.875). By their totals, 30 50 50 against 33 33 33,
-  // ranked 1 5.5 5.5 and 3 3 3, the new runs sum to 9, 0.71 below the mean.
-  // The statistic is the larger of the two, 1.24; of the C(6, 3) = 20
-  // splits, the observed one and the 3 that put base runs 2 and 3 on the
-  // new side (their totals' ranks 14, 1.65 above) reach it: p = 4/20. The
-  // totals' lens costs this small a case power; it sees a change that
-  // sits in one large execution (OneLargeExecutionSlower below).
+  // 3 * 3 / (6 * 5) * 4.875). By size, b (pooled median 22) weighs twice
+  // a (11): the scores 1.5, 4.5, 3, 4, 4, 4, the new runs again 12, 1.12
+  // above the mean. The statistic is the larger of the two, 1.24; of the
+  // C(6, 3) = 20 splits, the observed one and the 3 that put base run 2
+  // (b's preempted 40) with two new runs (12.5 by size, 1.49 above) reach
+  // it: p = 4/20. The second lens costs this small a case power; it sees a
+  // change that sits in one large execution (OneLargeExecutionSlower
+  // below).
   EXPECT_TRUE(r.exact);
   EXPECT_DOUBLE_EQ(r.p_value, 4.0 / 20);
   EXPECT_DOUBLE_EQ(r.totals.base, 30);  // the totals of the runs as given
   EXPECT_DOUBLE_EQ(r.totals.next, 33);
   // Two-sided, the distances: those 4, the base runs' own split (scores 9,
-  // as far below), and the 3 that put base run 1 with two new runs (totals'
-  // ranks 7, 1.65 below): 8/20.
+  // as far below), and the 3 that put base runs 1 and 3 with a new run (8.5
+  // by size, 1.49 below): 8/20.
   EXPECT_DOUBLE_EQ(matched_rank_test(kPreempted, {1, 1, 1}, Alternative::two_sided).p_value,
                    8.0 / 20);
 
@@ -82,9 +83,9 @@ TEST(MatchedStatisticTest, RunScoresAndExactPValues) {
   EXPECT_DOUBLE_EQ(r.totals.base, 17);
   EXPECT_DOUBLE_EQ(r.totals.next, 20);
   EXPECT_DOUBLE_EQ(r.p_value, 4.0 / 70);
-  // The base grown by 5 %: 5 splits as high.
+  // The base grown by 5 %: 4 splits as high (by enumeration).
   EXPECT_DOUBLE_EQ(
-      matched_rank_test(overlap, {1.05, 1.05, 1.05, 1.05}, Alternative::greater).p_value, 5.0 / 70);
+      matched_rank_test(overlap, {1.05, 1.05, 1.05, 1.05}, Alternative::greater).p_value, 4.0 / 70);
   EXPECT_DOUBLE_EQ(matched_rank_test(overlap, {1, 1, 1, 1}, Alternative::two_sided).p_value,
                    8.0 / 70);
 }
@@ -115,8 +116,9 @@ TEST(MatchedStatisticTest, OneLargeExecutionSlower) {
   // were: the pass's total grew 11.7 %. Every execution counting alike,
   // the 20 unchanged ones outvote the one that changed: with each base run
   // grown by 5 %, no split scores lower than the observed one (p = 1). By
-  // the runs' totals (10.1 to 10.3 grown to 10.6 to 10.9 ms, against 11.4
-  // to 11.5), every new run is above every base run. The statistic, the
+  // size, the large execution weighs about a thousand times a small one,
+  // and in it (10.1 to 10.3 ms grown to 10.6 to 10.9, against 11.1 to
+  // 11.3) every new run is above every base run. The statistic, the
   // larger of the two standardised, reaches the observed one in 2 of the
   // C(12, 6) = 924 splits (by enumeration): p = 2/924.
   MatchedRuns runs{6, {{10.0, 10.1, 9.9, 10.05, 9.95, 10.02}}};
@@ -157,8 +159,9 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   // +10 %: matched totals 20.155 and 22.1716 ms (+10.0 %, +2.02 ms). The
   // test grows each base run by 5 % (above 1 ms: the runs are 20.1 to 26.1
   // ms); then every new run scores above every base run, and of the
-  // 184,756 splits 5 are that far (the observed one, and 4 whose totals,
-  // moved by the preemptions, rank as high: by enumeration).
+  // 184,756 splits only the observed one is that far (by enumeration: each
+  // preemption is one execution's rank, by either lens, where the runs'
+  // totals it moves let 4 other splits rank as high).
   GateResult r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.10), GateSettings{});
   EXPECT_EQ(r.statistic, GateStatistic::matched);
   ASSERT_EQ(r.rows.size(), 1u);
@@ -167,7 +170,7 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   EXPECT_NEAR(r.rows[0].new_compared, 22.1716e6, 1e-3);
   EXPECT_TRUE(r.rows[0].tested);
   EXPECT_TRUE(r.rows[0].exact);
-  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 5.0 / 184756);
+  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
   EXPECT_EQ(r.regressions, 1u);
   // The runs' sums, spread by the preemptions (up to 6 ms), hide it
   // from the rank test of the runs.
@@ -193,14 +196,14 @@ TEST(MatchedStatisticTest, TheGateSeesTheChangeThroughThePreemptions) {
   EXPECT_FALSE(r.rows[0].p_value.has_value());
   EXPECT_EQ(r.regressions, 0u);
   // Against a threshold of 2 % and no floor, it is a regression: the base
-  // grown by 2 %, every new run still scores above every base run (5
-  // splits as far, as above).
+  // grown by 2 %, every new run still scores above every base run (only
+  // the observed split as far, as above).
   GateSettings low;
   low.threshold_pct = 2;
   low.floor = 0;
   r = evaluate_matched_gate(base, preempted_runs(new_preempted, 1.04), low);
   EXPECT_TRUE(r.rows[0].tested);
-  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 5.0 / 184756);
+  EXPECT_DOUBLE_EQ(*r.rows[0].p_value, 1.0 / 184756);
   EXPECT_EQ(r.regressions, 1u);
 }
 

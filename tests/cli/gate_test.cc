@@ -141,15 +141,17 @@ TEST(CliGateTest, SettingsDecide) {
   // against 55 ms, a regression by either statistic. Matched, its runs'
   // mean ranks over the five executions (InstCombinePass, SROAPass and
   // LICMPass rank every new run above every grown base run) reach the
-  // observed split's in 2 of the 252 splits; its runs' totals, every new
-  // one above every grown base one, in the observed split alone; the
-  // larger of the two standardised, in the observed split alone: p 1/252.
+  // observed split's in 2 of the 252 splits; by size, GVNPass (30 ms,
+  // unchanged) weighs most and the observed split stands 0.18 above the
+  // mean, where 2 other splits stand above the first lens's 2.29: the
+  // larger of the two standardised reaches the observed one in 4 splits
+  // (by enumeration): p 4/252.
   const auto by_context = run_tool(gate_args(f, {"--by", "context", "--format", "json"}));
   EXPECT_EQ(by_context.status, 1) << by_context.err;
   EXPECT_NE(by_context.out.find("\"key\":\"stage=codegen\",\"status\":\"regression\""),
             std::string::npos)
       << by_context.out;
-  EXPECT_NE(by_context.out.find("\"p_value\":0.003968253968253968,"), std::string::npos)
+  EXPECT_NE(by_context.out.find("\"p_value\":0.015873015873015872,"), std::string::npos)
       << by_context.out;
   const auto by_context_runs =
       run_tool(gate_args(f, {"--by", "context", "--statistic", "runs", "--format", "json"}));

@@ -145,6 +145,10 @@ struct GateRow {
   /// divided by their speeds), which the few largest executions move; the
   /// same values as `spread` with the runs statistic.
   std::optional<double> compared_spread;
+  /// With the matched statistic, for a tested group: the log spread of the
+  /// runs' typical ratios weighed by the executions' sizes, the values the
+  /// test's second lens compares (matched_statistic.h); nullopt otherwise.
+  std::optional<double> size_spread;
   /// The smallest change, in percent of base_compared, that the gate flags
   /// with 95 % chance with these runs: the larger of the test's (at Holm's
   /// strictest level alpha / tested, from `spread`) and the statistic's
