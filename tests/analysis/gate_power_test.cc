@@ -136,9 +136,12 @@ TEST(GatePowerTest, TheMatchedSpreadIsThatOfTheRunsTypicalRatio) {
   EXPECT_FALSE(row.relative);
   ASSERT_TRUE(row.spread);
   EXPECT_NEAR(*row.spread, 0.07413, 1e-9);
+  ASSERT_TRUE(row.size_spread);
+  EXPECT_NEAR(*row.size_spread, 0.0815183884, 1e-9);
   // The matched test looks through two lenses, the executions alike and
-  // the runs' totals (whose logs spread by 0.08335 here), at half the level
-  // each: the better one, at 0.025, sees 1.05 * e^((1.95996 + 1.644854) *
+  // by size, whose typical ratio weighs A#1 by its pooled median, 10 e^0.2
+  // ms, against A#2's 10: its logs spread by 0.14826 * e^0.2 / (e^0.2 + 1)
+  // = 0.081518. At half the level each, the better one, at 0.025, sees 1.05 * e^((1.95996 + 1.644854) *
   // 0.07413 * sqrt(0.4 * pi / 3)) - 1 = +24.82 %, and +10 % needs 70 runs
   // per side (at 0.05, one lens: +22.95 % and 58, as in
   // DetectableChangeAndRunsToDetectAgree).
@@ -168,6 +171,9 @@ TEST(GatePowerTest, OneLargeNoisyExecutionMakesTheGrowthTheLimit) {
   ASSERT_TRUE(row.tested);
   EXPECT_NEAR(*row.spread, 0.016473333, 1e-8);
   EXPECT_NEAR(*row.compared_spread, 0.13956155, 1e-7);
+  // By size, the large execution weighs 100 e^0.2 / (100 e^0.2 + 8): its
+  // logs' spread 0.14826 times that; the executions alike still see more.
+  EXPECT_NEAR(*row.size_spread, 0.1391461420, 1e-9);
   EXPECT_NEAR(*row.detectable_pct, 25.954824, 1e-4);
   EXPECT_EQ(*row.runs_for_twice_threshold, 77u);
   EXPECT_TRUE(too_noisy_to_judge(row, settings));
