@@ -14,8 +14,12 @@ RunsWanted runs_wanted(const GateResult& result, std::size_t max_runs) {
     if (!row.tested || !row.runs_for_twice_threshold) continue;
     const std::size_t needs = *row.runs_for_twice_threshold;
     if (needs <= has) continue;
-    (needs <= max_runs ? wanted.within : wanted.beyond).push_back({row.key, needs});
-    if (needs <= max_runs) wanted.runs = std::max(wanted.runs, needs);
+    if (needs > max_runs) {
+      wanted.beyond.push_back({row.key, needs});
+      continue;
+    }
+    wanted.within.push_back({row.key, needs});
+    wanted.runs = std::max(wanted.runs, needs);
   }
   for (std::vector<RunsNeeded>* groups : {&wanted.within, &wanted.beyond}) {
     std::sort(groups->begin(), groups->end(), [](const RunsNeeded& a, const RunsNeeded& b) {
