@@ -38,7 +38,7 @@
 # (base_compared and new_compared: the matched totals by default).
 #
 # Usage: bench/gate/calibrate.sh [BUILD]   (default: build)
-# Settings from the environment: TRIES (20), RUNS (10), MAX_RUNS (3 x RUNS, as
+# Settings from the environment: TRIES (20), RUNS (10), MAX_RUNS (5 x RUNS, as
 # the gate's own default; RUNS: never extend), FUNCTIONS (50),
 # METRICS (cpu), CONDITIONS (all: "aa neighbour large10 small10 module10 large4.4
 # largest3"),
@@ -58,7 +58,7 @@ SPIN_PLUGIN="$BUILD/adapters/llvm/tests/libpasstiming_spin.so"
 CLANG="${CLANG:-clang-19}"
 TRIES="${TRIES:-20}"
 RUNS="${RUNS:-10}"
-MAX_RUNS="${MAX_RUNS:-$((3 * RUNS))}"
+MAX_RUNS="${MAX_RUNS:-$((5 * RUNS))}"
 FUNCTIONS="${FUNCTIONS:-50}"
 METRICS="${METRICS:-cpu}"
 NICE="${NICE:--20}"

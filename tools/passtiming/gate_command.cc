@@ -46,7 +46,7 @@ struct GateRunOptions {
   std::string base_command;
   std::string new_command;
   unsigned runs = 10;
-  /// The most runs per side the series may extend to; unset: 3 × runs.
+  /// The most runs per side the series may extend to; unset: 5 × runs.
   std::optional<unsigned> max_runs;
   std::optional<std::uint64_t> seed;
   std::string dir = "passtiming-gate";
@@ -262,7 +262,7 @@ std::string count_groups(std::size_t count, const std::string& by) {
 }
 
 int run_gate_series(GateRunOptions& o) {
-  const unsigned max_runs = o.max_runs ? *o.max_runs : 3 * o.runs;
+  const unsigned max_runs = o.max_runs ? *o.max_runs : 5 * o.runs;
   if (max_runs < o.runs) {
     std::fprintf(stderr, "passtiming gate: --max-runs %u is below --runs %u\n", max_runs, o.runs);
     return kExitUsage;
@@ -341,7 +341,7 @@ Action add_gate_command(CLI::App& app) {
       ->check(CLI::Range(1u, 100000u));
   sub->add_option("--max-runs", o.max_runs,
                   "the most runs per side the gate extends to where a pass's runs spread too "
-                  "much to see a change of twice the threshold (default: 3 x --runs; --runs: "
+                  "much to see a change of twice the threshold (default: 5 x --runs; --runs: "
                   "never extend)")
       ->check(CLI::Range(1u, 100000u));
   sub->add_option("--seed", o.seed, "the seed of the pairs' order (default: drawn and printed)");
