@@ -48,7 +48,7 @@
 # INPUT (a real C file to compile instead of the generated one, its directory
 # on the include path: e.g. zlib's inflate.c from bench/gate/fetch_zlib.sh),
 # STATISTIC (matched: the gate's --statistic; runs for the rank test of the
-# runs' values), LARGE_PASS and SMALL_PASS (a pass to slow instead of the
+# runs' values), LARGE_PASS, SMALL_PASS and MODULE_PASS (a pass to slow instead of the
 # one picked, e.g. LCSSAPass: its warm-up median is printed as picked).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -67,6 +67,7 @@ INPUT="${INPUT:-}"
 STATISTIC="${STATISTIC:-matched}"
 LARGE_PASS="${LARGE_PASS:-}"
 SMALL_PASS="${SMALL_PASS:-}"
+MODULE_PASS="${MODULE_PASS:-}"
 CONDITIONS="${CONDITIONS:-aa neighbour large10 small10 module10 large4.4 largest3}"
 
 for file in "$PASSTIMING" "$SPIN_PLUGIN"; do
@@ -161,7 +162,11 @@ if [[ -n "$SMALL_PASS" ]]; then
 else
   IFS=$'\t' read -r SMALL SMALL_MS SMALL_N < <(pick 3 2)
 fi
-IFS=$'\t' read -r MODULE MODULE_MS MODULE_N < <(pick 3 2 1)
+if [[ -n "$MODULE_PASS" ]]; then
+  IFS=$'\t' read -r MODULE MODULE_MS MODULE_N < <(named "$MODULE_PASS")
+else
+  IFS=$'\t' read -r MODULE MODULE_MS MODULE_N < <(pick 3 2 1)
+fi
 IFS=$'\t' read -r LARGEST LARGEST_MS LARGEST_N < <(head -1 "$WORK/passes.tsv")
 
 # One gate; prints the flagged passes (';'-joined, '-' for none), whether

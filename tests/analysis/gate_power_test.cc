@@ -141,10 +141,10 @@ TEST(GatePowerTest, TheMatchedSpreadIsThatOfTheRunsTypicalRatio) {
   // The matched test looks through two lenses, the executions alike and
   // by size, whose typical ratio weighs A#1 by its pooled median, 10 e^0.2
   // ms, against A#2's 10: its logs spread by 0.14826 * e^0.2 / (e^0.2 + 1)
-  // = 0.081518. At half the level each, the better one, at 0.025, sees 1.05 * e^((1.95996 + 1.644854) *
-  // 0.07413 * sqrt(0.4 * pi / 3)) - 1 = +24.82 %, and +10 % needs 70 runs
-  // per side (at 0.05, one lens: +22.95 % and 58, as in
-  // DetectableChangeAndRunsToDetectAgree).
+  // = 0.081518. At half the level each, the better one, at 0.025, sees
+  // 1.05 * e^((1.95996 + 1.644854) * 0.07413 * sqrt(0.4 * pi / 3)) - 1 =
+  // +24.82 %, and +10 % needs 70 runs per side (at 0.05, one lens: +22.95 %
+  // and 58, as in DetectableChangeAndRunsToDetectAgree).
   EXPECT_NEAR(*row.detectable_pct, 24.824751, 1e-5);
   EXPECT_EQ(*row.runs_for_twice_threshold, 70u);
 }
