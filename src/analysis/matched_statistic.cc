@@ -38,8 +38,8 @@ std::vector<double> alike_weights(const std::vector<std::vector<double>>& pooled
   return std::vector<double>(pooled.size(), 1.0 / static_cast<double>(pooled.size()));
 }
 
-/// Each execution by its size, the magnitude of its pooled median. Of the
-/// pooled values, so the same for every split: the test stays exact. All
+/// Each execution by its size (execution_size) in the pooled values, so
+/// the same for every split: the test stays exact. All
 /// 0 (no execution has a size) when every median is 0: the lens then sees
 /// nothing.
 std::vector<double> size_weights(const std::vector<std::vector<double>>& pooled) {
@@ -47,8 +47,7 @@ std::vector<double> size_weights(const std::vector<std::vector<double>>& pooled)
   weights.reserve(pooled.size());
   double sum = 0;
   for (const std::vector<double>& row : pooled) {
-    std::vector<double> values = row;
-    weights.push_back(std::abs(median_of(values)));
+    weights.push_back(execution_size(row));
     sum += weights.back();
   }
   for (double& w : weights) w = sum > 0 ? w / sum : 0;
@@ -109,6 +108,10 @@ double choose(std::size_t n, std::size_t k) {
 }
 
 }  // namespace
+
+double execution_size(std::vector<double> values) {
+  return std::abs(median_of(values));
+}
 
 MatchedTotals matched_totals(const MatchedRuns& runs) {
   MatchedTotals totals;

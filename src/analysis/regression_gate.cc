@@ -199,8 +199,8 @@ bool divide_by_speeds(MatchedRuns& runs, const std::string& key,
 }
 
 /// How the executions of a typical ratio weigh: alike, as the matched
-/// test's first lens counts them, or by size (the magnitude of each
-/// execution's median over all runs), as its second.
+/// test's first lens counts them, or by size (execution_size), as its
+/// second.
 enum class Weigh { alike, by_size };
 
 /// Each run's typical ratio over the executions of `runs`: the weighted
@@ -216,8 +216,7 @@ std::vector<double> typical_ratios(const MatchedRuns& runs, std::size_t n_runs, 
   double weight_sum = 0;
   for (const std::vector<double>& row : runs.values) {
     if (!std::all_of(row.begin(), row.end(), [](double v) { return v > 0; })) continue;
-    std::vector<double> values = row;
-    const double weight = weigh == Weigh::alike ? 1.0 : median_of(values);
+    const double weight = weigh == Weigh::alike ? 1.0 : execution_size(row);
     double mean = 0;
     for (const double v : row) mean += std::log(v);
     mean /= static_cast<double>(n_runs);
@@ -330,11 +329,11 @@ GateRow compare_group(const std::string& key, const Side& base, const Side& next
     // The runs statistic's test compares the values whose medians it
     // compares; the matched statistic's, every execution alike.
     row.compared_spread = pooled_log_spread(base_relative, new_relative);
-    row.spread = executions
-                     ? typical_spread(runs, base_values.size(), new_values.size(), Weigh::alike)
-                     : row.compared_spread;
     if (executions) {
+      row.spread = typical_spread(runs, base_values.size(), new_values.size(), Weigh::alike);
       row.size_spread = typical_spread(runs, base_values.size(), new_values.size(), Weigh::by_size);
+    } else {
+      row.spread = row.compared_spread;
     }
   }
   row.base_median = median_of(base_values);

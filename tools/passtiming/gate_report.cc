@@ -283,9 +283,8 @@ void append_rows_json(std::string& out, const GateResult& r) {
         "\"ratio\":{},\"relative\":{},\"base_compared\":{},"
         "\"new_compared\":{},\"tested\":{},\"u\":{},"
         "\"p_value\":{},\"p_holm\":{},\"exact\":{},\"above_threshold\":{},"
-        "\"above_floor\":{},\"spread\":{},\"compared_spread\":{},\"size_spread\":{},\"detectable_"
-        "pct\":{},"
-        "\"runs_for_twice_threshold\":{}}}",
+        "\"above_floor\":{},\"spread\":{},\"compared_spread\":{},\"size_spread\":{},"
+        "\"detectable_pct\":{},\"runs_for_twice_threshold\":{}}}",
         gate_status_name(row.status), row.base_median, row.new_median, row.delta(),
         json_number(row.ratio()), row.relative, row.base_compared, row.new_compared, row.tested,
         row.tested && r.statistic == GateStatistic::runs ? fmt::format("{}", row.u_new) : "null",

@@ -81,6 +81,12 @@ struct MatchedTotals {
 
 MatchedTotals matched_totals(const MatchedRuns& runs);
 
+/// An execution's size: the magnitude of the median of its values over
+/// every run of both sides (median_of). The matched test's second lens
+/// weighs each execution's rank by it; the power estimate weighs that
+/// lens's typical ratios by it.
+double execution_size(std::vector<double> values);
+
 /// Over every split of the pooled runs into sides of these sizes, bounds on
 /// what the matched totals could show: each execution's median over its
 /// `next` largest pooled values less its median over its `base` smallest,
